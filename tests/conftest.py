@@ -1,0 +1,54 @@
+"""Shared fixtures: tiny random Pocket-TTS models, synthetic voices, and a running server."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from .model_factory import TinyModel, build_tiny_model, write_voice_wav
+from .support import ServerProcess
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> TinyModel:
+    """english_2m-shaped random model whose speech ends after a few frames (fast requests)."""
+    return build_tiny_model(tmp_path_factory.mktemp("tiny-model"), eos=True)
+
+
+@pytest.fixture(scope="session")
+def endless_model(tmp_path_factory: pytest.TempPathFactory) -> TinyModel:
+    """The same model with end-of-speech disabled: audio length grows with the text."""
+    return build_tiny_model(tmp_path_factory.mktemp("endless-model"), eos=False)
+
+
+@pytest.fixture(scope="session")
+def voices(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Two synthetic voice prompts."""
+    folder = tmp_path_factory.mktemp("voices")
+    return {
+        "a": write_voice_wav(folder / "a.wav", 2.0, seed=1),
+        "b": write_voice_wav(folder / "b.wav", 2.0, seed=2),
+    }
+
+
+def model_args(model: TinyModel, voices: dict[str, Path], *extra: str) -> list[str]:
+    """Server flags for a tiny model and the given voices."""
+    args = ["--model-config", str(model.config_path)]
+    for name, path in voices.items():
+        args += ["--voice", f"{name}={path}"]
+    return [*args, *extra]
+
+
+@pytest.fixture(scope="module")
+def endless_server(
+    endless_model: TinyModel, voices: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ServerProcess]:
+    """A server on the endless model with voices a and b, shared by a test module."""
+    log = tmp_path_factory.mktemp("server") / "server.log"
+    args = model_args(endless_model, voices, "--debug", "--max-text-chars", "400")
+    with ServerProcess(args, log) as server:
+        server.wait_for_log("Ready")
+        yield server
+        assert server.stop() == 0

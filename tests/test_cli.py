@@ -1,0 +1,108 @@
+"""Command-line parsing: defaults, voices, and one-line errors with exit code 2."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from wyoming_pocket_tts.cli import builtin_languages, parse_settings
+from wyoming_pocket_tts.settings import VoiceSpec
+from wyoming_pocket_tts.voices import VoiceCatalog, language_code, parse_voice_arg
+
+
+def test_defaults() -> None:
+    settings = parse_settings([])
+    assert settings.server.uri == "tcp://0.0.0.0:10200"
+    assert settings.engine.model.language == "english"
+    assert settings.engine.model.config is None
+    assert settings.engine.voice_cache_size == 2
+    assert settings.voices == ()
+    assert settings.server.clean_text
+
+
+def test_voices_keep_order_and_bare_names(tmp_path: Path) -> None:
+    wav = tmp_path / "grandma.wav"
+    wav.write_bytes(b"")
+    settings = parse_settings(["--voice", "alba", "--voice", f"nan={wav}", "--voice", str(wav)])
+    assert settings.voices == (
+        VoiceSpec("alba", "alba"),
+        VoiceSpec("nan", str(wav)),
+        VoiceSpec("grandma", str(wav)),
+    )
+
+
+def test_builtin_languages_listed_without_importing_torch() -> None:
+    code = (
+        "import sys; from wyoming_pocket_tts.cli import builtin_languages as b; "
+        "print(len(b()), 'torch' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    count, torch_loaded = out.stdout.split()
+    assert int(count) == len(builtin_languages()) > 5
+    assert torch_loaded == "False"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--language", "klingon"], "--language klingon: not a pocket-tts model"),
+        (["--language", "english", "--model-config", "x.yaml"], "not allowed with argument"),
+        (["--model-config", "/nonexistent/x.yaml"], "no such file"),
+        (["--model-config", "model.json"], "expected a .yaml file"),
+        (["--voice", "a=/nonexistent/a.wav"], "--voice a: no such file"),
+        (["--voice", "alba", "--voice", "alba"], "--voice alba: configured twice"),
+        (["--voice", "=alba"], "expected NAME=SOURCE"),
+        (["--voice-cache-size", "0"], "must be at least 1"),
+        (["--uri", "http://x:1"], "expected tcp://HOST:PORT"),
+        (["--uri", "tcp://localhost"], "expected tcp://HOST:PORT"),
+    ],
+)
+def test_bad_flags_exit_2_with_one_line(argv: list[str], message: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "wyoming_pocket_tts", *argv],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    last_line = result.stderr.strip().splitlines()[-1]
+    assert message in last_line
+    assert "Traceback" not in result.stderr
+
+
+def test_version_flag() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "wyoming_pocket_tts", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0
+    assert result.stdout.strip()[0].isdigit()
+
+
+def test_parse_voice_arg_rejects_empty() -> None:
+    with pytest.raises(ValueError):
+        parse_voice_arg("name=")
+
+
+def test_language_codes() -> None:
+    settings = parse_settings(["--language", "french_24l"])
+    assert language_code(settings.engine.model) == "fr"
+    assert language_code(parse_settings(["--language", "english_2m_2026-10"]).engine.model) == "en"
+
+
+def test_catalog_never_resolves_unknown_names_to_anything_but_the_default() -> None:
+    catalog = VoiceCatalog([VoiceSpec("a", "alba"), VoiceSpec("b", "/voices/b.wav")])
+    assert catalog.resolve("b").source == "/voices/b.wav"
+    for hostile in [
+        "../../etc/passwd",
+        "/tmp/x.wav",
+        "http://example.com/x.wav",
+        "hf://kyutai/tts-voices/x.wav",
+        "x" * 5000,
+        "",
+        None,
+    ]:
+        assert catalog.resolve(hostile) == catalog.default

@@ -1,0 +1,157 @@
+"""The core path over real TCP: describe, synthesize, voices, limits and failures.
+
+The server runs as a subprocess on the tiny random model; the `wyoming` client talks to it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+from wyoming.audio import AudioStart
+from wyoming.client import AsyncTcpClient
+from wyoming.info import Describe
+from wyoming.tts import Synthesize
+
+from .conftest import model_args
+from .model_factory import TinyModel
+from .support import AUDIO_START, AUDIO_STOP, ServerProcess, describe, read_until, synthesize
+
+LONG_TEXT = " ".join(["The quick brown fox jumps over the lazy dog."] * 8)
+
+
+def test_describe_lists_configured_voices(endless_server: ServerProcess) -> None:
+    info = asyncio.run(describe(endless_server.port))
+    (program,) = info.tts
+    assert program.installed
+    assert program.attribution.name == "Kyutai"
+    assert program.version
+    assert [voice.name for voice in program.voices] == ["a", "b"]
+    for voice in program.voices:
+        assert voice.installed
+        assert voice.languages == ["en"]
+        assert "cloned from" in (voice.description or "")
+
+
+def test_synthesize_streams_audio_while_generating(endless_server: ServerProcess) -> None:
+    reply = asyncio.run(synthesize(endless_server.port, LONG_TEXT, voice="a"))
+    assert reply.types[0] == AUDIO_START
+    assert reply.types[-1] == AUDIO_STOP
+    start = AudioStart.from_event(reply.events[0])
+    assert (start.rate, start.width, start.channels) == (24000, 2, 1)
+    assert not reply.errors
+    chunk_times = reply.chunk_times
+    assert len(chunk_times) >= 5
+    assert len(reply.audio) % 2 == 0 and len(reply.audio) > 24000 * 2
+    first, last = chunk_times[0] - reply.sent_at, chunk_times[-1] - reply.sent_at
+    # The first audio leaves the server long before generation ends.
+    assert first < last / 4, (first, last)
+
+
+def test_describe_is_answered_during_a_long_synthesis(endless_server: ServerProcess) -> None:
+    async def scenario() -> tuple[float, float]:
+        async with AsyncTcpClient("127.0.0.1", endless_server.port) as client:
+            await client.write_event(Synthesize(text=LONG_TEXT).event())
+            await read_until(client, "audio-chunk")  # generation is under way
+            started = time.monotonic()
+            info = await asyncio.wait_for(describe(endless_server.port), timeout=5)
+            answered = time.monotonic() - started
+            assert info.tts
+            reply = await read_until(client, AUDIO_STOP)
+            return answered, reply.times[-1] - started
+
+    answered, synthesis_left = asyncio.run(scenario())
+    assert synthesis_left > 1.0, "the synthesis was not long enough to prove anything"
+    assert answered < 0.25, answered
+
+
+def test_unknown_voice_falls_back_to_default(endless_server: ServerProcess) -> None:
+    default = asyncio.run(synthesize(endless_server.port, "Hello there.", voice="a"))
+    unknown = asyncio.run(synthesize(endless_server.port, "Hello there.", voice="nobody"))
+    assert not unknown.errors
+    assert len(unknown.audio) == len(default.audio) > 0
+    assert "Unknown voice 'nobody'" in endless_server.log
+
+
+def test_empty_text_gets_only_closing_events(endless_server: ServerProcess) -> None:
+    for text in ["", "   \n\t "]:
+        reply = asyncio.run(synthesize(endless_server.port, text))
+        assert reply.types == [AUDIO_START, AUDIO_STOP]
+
+
+def test_text_too_long_is_an_error_with_closing_event(endless_server: ServerProcess) -> None:
+    reply = asyncio.run(synthesize(endless_server.port, "x" * 401))
+    assert reply.types == [AUDIO_START, "error", AUDIO_STOP]
+    assert reply.errors[0].code == "text-too-long"
+    # ... and the server keeps serving.
+    assert asyncio.run(synthesize(endless_server.port, "Still here.")).audio
+
+
+def test_voice_switching_uses_the_cache(endless_server: ServerProcess) -> None:
+    for voice in ["a", "b", "a", "b"]:
+        assert asyncio.run(synthesize(endless_server.port, "Hi.", voice=voice)).audio
+    log = endless_server.log
+    # Both voices were encoded once, during the warm-up; every request since was a hit.
+    assert log.count("Voice cache miss") == 2
+    assert log.count("Voice cache hit") >= 4
+    assert "Voice cache evicted" not in log
+
+
+def test_engine_failure_is_reported_and_server_keeps_serving(
+    tiny_model: TinyModel, voices: dict[str, Path], tmp_path: Path
+) -> None:
+    fragile = tmp_path / "fragile.wav"
+    fragile.write_bytes(voices["b"].read_bytes())
+    args = model_args(tiny_model, {"a": voices["a"], "fragile": fragile}, "--voice-cache-size", "1")
+    with ServerProcess(args, tmp_path / "server.log") as server:
+        server.wait_for_log("Ready")
+        fragile.write_bytes(b"RIFF this is not audio")  # edited after start: re-encoded, fails
+        reply = asyncio.run(synthesize(server.port, "Hello.", voice="fragile"))
+        assert reply.types[0] == AUDIO_START and reply.types[-1] == AUDIO_STOP
+        assert [error.code for error in reply.errors] == ["synthesis-failed"]
+        assert asyncio.run(synthesize(server.port, "Hello.", voice="a")).audio
+        assert server.stop() == 0
+
+
+def test_default_voice_that_cannot_load_fails_the_start(
+    tiny_model: TinyModel, tmp_path: Path
+) -> None:
+    broken = tmp_path / "broken.wav"
+    broken.write_bytes(b"not a wav at all")
+    with ServerProcess(model_args(tiny_model, {"grandma": broken}), tmp_path / "log") as server:
+        code = server.process.wait(timeout=120)
+        assert code == 1
+        assert "default voice 'grandma' cannot be loaded" in server.log
+
+
+def test_describe_is_answered_while_the_model_loads(
+    tiny_model: TinyModel, voices: dict[str, Path], tmp_path: Path
+) -> None:
+    with ServerProcess(model_args(tiny_model, voices), tmp_path / "log") as server:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                info = asyncio.run(asyncio.wait_for(describe(server.port), timeout=1))
+                break
+            except OSError:
+                assert time.monotonic() < deadline, server.log
+                time.sleep(0.02)
+        assert [voice.name for voice in info.tts[0].voices] == ["a", "b"]
+        reply = asyncio.run(synthesize(server.port, "Hello.", voice="b"))
+        assert reply.audio and not reply.errors
+        assert server.stop() == 0
+
+
+def test_describe_on_the_same_connection_as_a_request(endless_server: ServerProcess) -> None:
+    async def scenario() -> list[str]:
+        async with AsyncTcpClient("127.0.0.1", endless_server.port) as client:
+            await client.write_event(Synthesize(text="One sentence.").event())
+            await client.write_event(Describe().event())
+            reply = await read_until(client, AUDIO_STOP)
+            if "info" not in reply.types:
+                await read_until(client, "info", reply)
+            return reply.types
+
+    types = asyncio.run(scenario())
+    assert "info" in types and AUDIO_STOP in types

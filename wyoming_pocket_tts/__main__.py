@@ -1,0 +1,31 @@
+"""Entry point: `python -m wyoming_pocket_tts` / `wyoming-pocket-tts`."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from collections.abc import Sequence
+
+from .cli import parse_settings
+from .server import serve
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse flags, configure logging and serve until stopped."""
+    settings = parse_settings(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if settings.debug else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    if not settings.debug:
+        # pocket-tts logs every generation at INFO.
+        logging.getLogger("pocket_tts").setLevel(logging.WARNING)
+    try:
+        return asyncio.run(serve(settings))
+    except KeyboardInterrupt:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,162 @@
+"""Command-line flags -> typed settings; a wrong or conflicting flag exits 2 with one line."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
+
+from . import __version__
+from .settings import EngineSettings, ModelSettings, ServerSettings, VoiceSpec
+from .voices import VoiceKind, parse_voice_arg, voice_kind
+
+DEFAULT_URI = "tcp://0.0.0.0:10200"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the command line decides."""
+
+    server: ServerSettings
+    engine: EngineSettings
+    voices: tuple[VoiceSpec, ...]
+    """Configured voices, default first; empty means pocket-tts's default voice for the model."""
+    debug: bool = False
+
+
+def builtin_languages() -> list[str]:
+    """Names of the models pocket-tts ships configs for, read without importing it (or torch)."""
+    spec = importlib.util.find_spec("pocket_tts")
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    config_dir = Path(next(iter(spec.submodule_search_locations))) / "config"
+    return sorted(path.stem for path in config_dir.glob("*.yaml"))
+
+
+def _positive_int(value: str) -> int:
+    number = int(value)
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {number}")
+    return number
+
+
+def _voice(value: str) -> VoiceSpec:
+    try:
+        return parse_voice_arg(value)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from error
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The server's argument parser (also used to validate the add-on's options)."""
+    parser = argparse.ArgumentParser(
+        prog="wyoming-pocket-tts",
+        description="Wyoming protocol server for Kyutai's Pocket-TTS text-to-speech.",
+    )
+    parser.add_argument("--uri", default=DEFAULT_URI, help="tcp://HOST:PORT or unix://PATH")
+    model = parser.add_mutually_exclusive_group()
+    model.add_argument("--language", help="pocket-tts built-in model (default: english)")
+    model.add_argument(
+        "--model-config",
+        metavar="PATH_OR_URL",
+        help="pocket-tts YAML config: path, https:// or hf://",
+    )
+    parser.add_argument(
+        "--voice",
+        action="append",
+        type=_voice,
+        default=[],
+        metavar="NAME=SOURCE",
+        help="a voice: built-in name, audio file, .safetensors state or hf:// path; "
+        "repeatable, the first is the default",
+    )
+    parser.add_argument("--voice-cache-size", type=_positive_int, default=2, metavar="N")
+    parser.add_argument("--max-text-chars", type=_positive_int, default=5000, metavar="N")
+    parser.add_argument(
+        "--max-queue",
+        type=_positive_int,
+        default=8,
+        metavar="N",
+        help="requests that may wait for the model before new ones get 'busy'",
+    )
+    parser.add_argument("--quantize", action="store_true", help="int8-quantize the model")
+    parser.add_argument(
+        "--no-text-cleanup",
+        action="store_true",
+        help="speak text as sent (keep markdown, emoji, ...)",
+    )
+    parser.add_argument("--language-code", help="language advertised for the voices (e.g. en)")
+    parser.add_argument("--debug", action="store_true", help="log DEBUG messages")
+    parser.add_argument("--version", action="version", version=__version__)
+    return parser
+
+
+def parse_settings(argv: Sequence[str] | None = None) -> Settings:
+    """Parse and validate the command line; exits with code 2 on a bad flag."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    _check_uri(parser, args.uri)
+    model = _model_settings(parser, args)
+    _check_voices(parser, args.voice)
+    return Settings(
+        server=ServerSettings(
+            uri=args.uri,
+            max_text_chars=args.max_text_chars,
+            clean_text=not args.no_text_cleanup,
+            language_code=args.language_code,
+        ),
+        engine=EngineSettings(
+            model=model, voice_cache_size=args.voice_cache_size, max_queue=args.max_queue
+        ),
+        voices=tuple(args.voice),
+        debug=args.debug,
+    )
+
+
+def _check_uri(parser: argparse.ArgumentParser, uri: str) -> None:
+    parsed = urlparse(uri)
+    if parsed.scheme == "tcp":
+        try:
+            port = parsed.port
+        except ValueError:
+            port = None
+        if not parsed.hostname or port is None:
+            parser.error(f"--uri {uri}: expected tcp://HOST:PORT")
+    elif parsed.scheme != "unix" or not parsed.path:
+        parser.error(f"--uri {uri}: expected tcp://HOST:PORT or unix://PATH")
+
+
+def _model_settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ModelSettings:
+    if args.model_config is not None:
+        config = args.model_config
+        if voice_kind(config) is not VoiceKind.URL:
+            path = Path(config).expanduser()
+            if path.suffix not in (".yaml", ".yml"):
+                parser.error(f"--model-config {config}: expected a .yaml file")
+            if not path.is_file():
+                parser.error(f"--model-config {config}: no such file")
+            config = str(path.resolve())
+        return ModelSettings(language=None, config=config, quantize=args.quantize)
+    language = args.language or "english"
+    known = builtin_languages()
+    if language not in known:
+        parser.error(
+            f"--language {language}: not a pocket-tts model (choose from {', '.join(known)})"
+        )
+    return ModelSettings(language=language, quantize=args.quantize)
+
+
+def _check_voices(parser: argparse.ArgumentParser, voices: list[VoiceSpec]) -> None:
+    names: set[str] = set()
+    for spec in voices:
+        if spec.name in names:
+            parser.error(f"--voice {spec.name}: configured twice")
+        names.add(spec.name)
+        if (
+            voice_kind(spec.source) is VoiceKind.FILE
+            and not Path(spec.source).expanduser().is_file()
+        ):
+            parser.error(f"--voice {spec.name}: no such file {spec.source}")

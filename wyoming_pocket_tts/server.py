@@ -1,0 +1,104 @@
+"""Listening socket and start-up/shut-down order: port first, model behind it, graceful stop."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from urllib.parse import urlparse
+
+from .cli import Settings
+from .engine import Engine
+from .handler import TtsEventHandler
+from .service import Service
+from .voices import VoiceCatalog, default_voice, language_code
+
+_LOGGER = logging.getLogger(__name__)
+
+
+class TtsServer:
+    """The Wyoming TTS server: an engine thread behind a listening socket."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        voices = list(settings.voices) or [default_voice(settings.engine.model)]
+        self.catalog = VoiceCatalog(voices)
+        self.engine = Engine(settings.engine, self.catalog.voices)
+        language = settings.server.language_code or language_code(settings.engine.model)
+        self.service = Service(self.engine, self.catalog, settings.server, language)
+        self._server: asyncio.Server | None = None
+        self._handlers: set[asyncio.Task] = set()
+
+    @property
+    def port(self) -> int | None:
+        """The TCP port actually bound (useful with port 0)."""
+        if self._server is None or not self._server.sockets:
+            return None
+        address = self._server.sockets[0].getsockname()
+        return address[1] if isinstance(address, tuple) else None
+
+    async def start(self) -> None:
+        """Start loading the model and open the port; requests queue behind the warm-up."""
+        self.engine.start()
+        uri = urlparse(self.settings.server.uri)
+        if uri.scheme == "unix":
+            self._server = await asyncio.start_unix_server(self._connected, path=uri.path)
+        else:
+            self._server = await asyncio.start_server(
+                self._connected, host=uri.hostname, port=uri.port
+            )
+
+    async def wait_ready(self) -> None:
+        """Wait for the model and default voice; raises why they could not be loaded."""
+        await asyncio.wrap_future(self.engine.ready)
+        _LOGGER.info(
+            "Ready: %s on %s, voices: %s",
+            self.settings.engine.model.identity,
+            self.settings.server.uri,
+            ", ".join(spec.name for spec in self.catalog.voices),
+        )
+
+    async def stop(self, grace: float = 2.0) -> None:
+        """Stop accepting, cancel generation, let handlers send closing events, then close."""
+        if self._server is not None:
+            self._server.close()
+        await asyncio.get_running_loop().run_in_executor(None, self.engine.shutdown)
+        if self._handlers:
+            _, pending = await asyncio.wait(self._handlers, timeout=grace)
+            for task in pending:
+                task.cancel()
+
+    async def _connected(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        handler = TtsEventHandler(reader, writer, self.service)
+        task = asyncio.current_task()
+        assert task is not None
+        self._handlers.add(task)
+        try:
+            await handler.run()
+        finally:
+            self._handlers.discard(task)
+
+
+async def serve(settings: Settings) -> int:
+    """Run until SIGTERM/SIGINT; exit code 0 on a clean stop, 1 if the model cannot be loaded."""
+    server = TtsServer(settings)
+    await server.start()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+    ready = asyncio.ensure_future(server.wait_ready())
+    stopping = asyncio.ensure_future(stop.wait())
+    await asyncio.wait({ready, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    code = 0
+    if ready.done() and ready.exception() is not None:
+        _LOGGER.error("Cannot start: %s", ready.exception())
+        code = 1
+    elif not stopping.done():
+        await stopping
+    _LOGGER.info("Stopping")
+    ready.cancel()
+    await server.stop()
+    return code

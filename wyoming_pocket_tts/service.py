@@ -1,0 +1,27 @@
+"""What every connection shares: the engine, the voices and the protocol settings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from wyoming.info import Info
+
+from .engine import Engine
+from .info import build_info
+from .settings import ServerSettings
+from .voices import VoiceCatalog
+
+
+@dataclass
+class Service:
+    """Shared state handed to each connection's handler."""
+
+    engine: Engine
+    catalog: VoiceCatalog
+    settings: ServerSettings
+    language: str
+    """ISO code every voice is advertised with."""
+
+    def info(self) -> Info:
+        """A fresh `info` for `describe`."""
+        return build_info(self.catalog, self.language, self.engine.settings.model.identity)

@@ -1,0 +1,69 @@
+"""Typed settings handed from the command line to the engine and the protocol handler."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SAMPLE_RATE = 24000
+"""Pocket-TTS's Mimi codec always produces 24 kHz mono audio."""
+SAMPLE_WIDTH = 2
+"""Bytes per sample: audio leaves the server as signed 16-bit little-endian PCM."""
+CHANNELS = 1
+
+
+@dataclass(frozen=True)
+class VoiceSpec:
+    """A voice the operator configured: the name clients ask for and where its prompt is."""
+
+    name: str
+    """Name listed in `info` and matched against a client's `voice.name`."""
+    source: str
+    """A pocket-tts built-in voice, an audio or `.safetensors` file, or an hf:// or https:// URL."""
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """Which Pocket-TTS model to load and how."""
+
+    language: str | None = "english"
+    """A pocket-tts built-in model (`english`, `french_24l`, ...); None when `config` is set."""
+    config: str | None = None
+    """A pocket-tts YAML config: local path, https:// or hf:// URL."""
+    quantize: bool = False
+    """Dynamic int8 quantization of the transformer layers (faster, less memory)."""
+
+    @property
+    def identity(self) -> str:
+        """Human-readable name of the model, used in logs and `info`."""
+        return self.config if self.config is not None else f"pocket-tts {self.language}"
+
+
+@dataclass(frozen=True)
+class EngineSettings:
+    """Everything the engine thread needs."""
+
+    model: ModelSettings = field(default_factory=ModelSettings)
+    voice_cache_size: int = 2
+    """How many encoded voice states stay in memory (least recently used is evicted)."""
+    max_queue: int = 8
+    """Requests that may wait for the engine; more are answered with `busy`."""
+    stream_idle_timeout: float = 60.0
+    """Seconds the engine waits for the next sentence of a streamed request before giving up."""
+    data_dir: Path | None = None
+    """Where voice states are persisted; None keeps nothing on disk."""
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """Everything the protocol side needs."""
+
+    uri: str = "tcp://0.0.0.0:10200"
+    max_text_chars: int = 5000
+    """Longest text accepted for one request, streamed or not."""
+    clean_text: bool = True
+    """Strip markdown, emoji and other unspeakable symbols before synthesis."""
+    language_code: str | None = None
+    """Language advertised for every voice; derived from the model name when None."""
+    write_timeout: float = 30.0
+    """Seconds a client may stop reading audio before it is treated as gone."""

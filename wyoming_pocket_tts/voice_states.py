@@ -1,0 +1,116 @@
+"""Encoded voice prompts (pocket-tts model states), kept in a small LRU on the engine thread.
+
+Encoding a prompt (audio -> Mimi latents -> KV cache) costs a second or more of CPU, so states are
+cached under the voice's resolved identity: its source, the truncate flag and, for files, a content
+fingerprint, so that an edited file is encoded again. pocket-tts deep-copies a state for every
+generation (`copy_state=True`), so cached states are never mutated.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .lru import LruCache
+from .settings import VoiceSpec
+from .voices import VoiceKind, voice_kind
+
+if TYPE_CHECKING:
+    from pocket_tts import TTSModel
+
+_LOGGER = logging.getLogger(__name__)
+
+ModelState = dict[str, dict[str, Any]]
+
+TRUNCATE_PROMPTS = True
+"""Prompts longer than 30 s are cut to their first 30 s (pocket-tts's `truncate`)."""
+
+
+@dataclass(frozen=True)
+class VoiceKey:
+    """What makes two voice states the same."""
+
+    source: str
+    truncate: bool
+    fingerprint: str = ""
+    """sha256 of a file's content; empty for built-in names and URLs."""
+
+    def __str__(self) -> str:
+        return f"{self.source}{'#' + self.fingerprint[:12] if self.fingerprint else ''}"
+
+
+class FileFingerprints:
+    """Content hashes of files, recomputed only when size or modification time change."""
+
+    def __init__(self) -> None:
+        self._known: dict[Path, tuple[int, int, str]] = {}
+
+    def __call__(self, path: Path) -> str:
+        stat = path.stat()
+        known = self._known.get(path)
+        if known is not None and known[:2] == (stat.st_size, stat.st_mtime_ns):
+            return known[2]
+        digest = hashlib.sha256()
+        with path.open("rb") as file:
+            for block in iter(lambda: file.read(1 << 20), b""):
+                digest.update(block)
+        fingerprint = digest.hexdigest()
+        self._known[path] = (stat.st_size, stat.st_mtime_ns, fingerprint)
+        return fingerprint
+
+
+class VoiceStates:
+    """Voice states by voice, for the engine thread only (it owns the model; no locks needed)."""
+
+    def __init__(self, model: TTSModel, capacity: int) -> None:
+        self._model = model
+        self.cache: LruCache[VoiceKey, ModelState] = LruCache(capacity)
+        self._fingerprints = FileFingerprints()
+
+    def key_for(self, spec: VoiceSpec) -> VoiceKey:
+        """The identity of a voice's state as it is on disk right now."""
+        if voice_kind(spec.source) is VoiceKind.FILE:
+            path = Path(spec.source).expanduser().resolve()
+            return VoiceKey(str(path), TRUNCATE_PROMPTS, self._fingerprints(path))
+        return VoiceKey(spec.source, TRUNCATE_PROMPTS)
+
+    def get(self, spec: VoiceSpec) -> ModelState:
+        """The state for `spec`, encoding its prompt on a cache miss."""
+        key = self.key_for(spec)
+        return self.cache.get_or_create(key, lambda: self._load(spec, key))
+
+    def _load(self, spec: VoiceSpec, key: VoiceKey) -> ModelState:
+        started = time.monotonic()
+        state = self._model.get_state_for_audio_prompt(
+            self._prompt_source(spec, key), truncate=key.truncate
+        )
+        _LOGGER.info("Loaded voice %s in %.2f s", spec.name, time.monotonic() - started)
+        return state
+
+    def _prompt_source(self, spec: VoiceSpec, key: VoiceKey) -> str | Path:
+        kind = voice_kind(spec.source)
+        if kind is VoiceKind.FILE:
+            path = Path(key.source)
+            if not path.is_file():
+                raise FileNotFoundError(f"voice file {path} does not exist")
+            return path
+        if kind is VoiceKind.URL:
+            return spec.source
+        return self._builtin_source(spec.source)
+
+    def _builtin_source(self, name: str) -> str:
+        """A built-in name for a packaged language model; its original audio for any other model."""
+        from pocket_tts.utils.config import CONFIGS_DIR
+        from pocket_tts.utils.utils import _ORIGINS_OF_PREDEFINED_VOICES
+
+        if name not in _ORIGINS_OF_PREDEFINED_VOICES:
+            known = ", ".join(sorted(_ORIGINS_OF_PREDEFINED_VOICES))
+            raise ValueError(f"{name!r} is not a pocket-tts built-in voice (built-in: {known})")
+        origin = self._model.origin
+        if origin is not None and origin.is_relative_to(CONFIGS_DIR):
+            return name
+        return _ORIGINS_OF_PREDEFINED_VOICES[name]
