@@ -4,13 +4,15 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +29,9 @@ from wyoming.tts import (
     SynthesizeStopped,
     SynthesizeVoice,
 )
+
+from wyoming_pocket_tts.cli import parse_settings
+from wyoming_pocket_tts.server import TtsServer
 
 READ_TIMEOUT = 30.0
 """No single event may take longer than this to arrive in a test."""
@@ -173,3 +178,23 @@ class ServerProcess:
     def __exit__(self, *exc: object) -> None:
         if self.process.poll() is None:
             self.stop()
+
+
+@contextlib.asynccontextmanager
+async def running_server(args: Sequence[str]) -> AsyncIterator[TtsServer]:
+    """The real server in this process (to inspect its threads), on 127.0.0.1:<free port>."""
+    server = TtsServer(parse_settings(["--uri", "tcp://127.0.0.1:0", *args]))
+    await server.start()
+    try:
+        await asyncio.wait_for(server.wait_ready(), timeout=120)
+        yield server
+    finally:
+        await server.stop()
+
+
+def pocket_tts_threads() -> list[str]:
+    """Names of live threads pocket-tts started for a generation (LM and Mimi decoder)."""
+    workers = ("run_generation", "_decode_audio_worker")
+    return [
+        t.name for t in threading.enumerate() if t.name.endswith(tuple(f"({w})" for w in workers))
+    ]
