@@ -11,6 +11,15 @@ from .model_factory import TinyModel, build_tiny_model, write_voice_wav
 from .support import ServerProcess
 
 
+@pytest.fixture(scope="session", autouse=True)
+def isolated_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Servers started by tests save voice states here, never in the user's ~/.cache."""
+    folder = tmp_path_factory.mktemp("xdg-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CACHE_HOME", str(folder))
+        yield folder
+
+
 @pytest.fixture(scope="session")
 def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> TinyModel:
     """english_2m-shaped random model whose speech ends after a few frames (fast requests)."""

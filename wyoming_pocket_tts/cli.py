@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,8 @@ class Settings:
     engine: EngineSettings
     voices: tuple[VoiceSpec, ...]
     """Configured voices, default first; empty means pocket-tts's default voice for the model."""
+    voices_dirs: tuple[Path, ...] = ()
+    """Folders whose audio files and voice states are voices too."""
     debug: bool = False
 
 
@@ -34,6 +37,12 @@ def builtin_languages() -> list[str]:
         return []
     config_dir = Path(next(iter(spec.submodule_search_locations))) / "config"
     return sorted(path.stem for path in config_dir.glob("*.yaml"))
+
+
+def default_data_dir() -> Path:
+    """The XDG cache folder: saved voice states can always be made again."""
+    cache = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(cache) / "wyoming-pocket-tts"
 
 
 def _positive_int(value: str) -> int:
@@ -73,6 +82,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="a voice: built-in name, audio file, .safetensors state or hf:// path; "
         "repeatable, the first is the default",
     )
+    parser.add_argument(
+        "--voices-dir",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="DIR",
+        help="a folder of voices (audio files or .safetensors states, named after the file); "
+        "rescanned on every describe; repeatable",
+    )
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=default_data_dir(),
+        metavar="DIR",
+        help="where encoded voice states are saved (default: %(default)s)",
+    )
     parser.add_argument("--voice-cache-size", type=_positive_int, default=2, metavar="N")
     parser.add_argument("--max-text-chars", type=_positive_int, default=5000, metavar="N")
     parser.add_argument(
@@ -109,9 +134,13 @@ def parse_settings(argv: Sequence[str] | None = None) -> Settings:
             language_code=args.language_code,
         ),
         engine=EngineSettings(
-            model=model, voice_cache_size=args.voice_cache_size, max_queue=args.max_queue
+            model=model,
+            voice_cache_size=args.voice_cache_size,
+            max_queue=args.max_queue,
+            data_dir=args.data_dir.expanduser(),
         ),
         voices=tuple(args.voice),
+        voices_dirs=tuple(_voices_dir(parser, path) for path in args.voices_dir),
         debug=args.debug,
     )
 
@@ -160,3 +189,10 @@ def _check_voices(parser: argparse.ArgumentParser, voices: list[VoiceSpec]) -> N
             and not Path(spec.source).expanduser().is_file()
         ):
             parser.error(f"--voice {spec.name}: no such file {spec.source}")
+
+
+def _voices_dir(parser: argparse.ArgumentParser, path: Path) -> Path:
+    path = path.expanduser()
+    if not path.is_dir():
+        parser.error(f"--voices-dir {path}: no such folder")
+    return path.resolve()

@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING
 
 from .audio import to_pcm16
 from .job import JobError, StreamStalled, SynthesisJob
-from .settings import EngineSettings, VoiceSpec
+from .settings import EngineSettings
+from .state_store import VoiceStateStore, model_identity
 from .voice_states import VoiceStates
+from .voices import VoiceCatalog
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
@@ -31,11 +33,12 @@ class EngineBusy(Exception):
 class Engine:
     """Runs synthesis jobs one at a time on a dedicated thread."""
 
-    def __init__(self, settings: EngineSettings, warm_voices: list[VoiceSpec]) -> None:
+    def __init__(self, settings: EngineSettings, catalog: VoiceCatalog) -> None:
         self.settings = settings
         self.ready: concurrent.futures.Future[None] = concurrent.futures.Future()
         """Resolves once the model and the first voices are loaded, or fails with the reason."""
-        self._warm_voices = warm_voices
+        self._warm_voices = catalog.voices[: settings.voice_cache_size]
+        self._failures = catalog.failures
         self._jobs: queue.Queue[SynthesisJob | None] = queue.Queue()
         self._current: SynthesisJob | None = None
         self._voice_states: VoiceStates | None = None
@@ -98,7 +101,7 @@ class Engine:
         else:
             model = TTSModel.load_model(language=settings.language, quantize=settings.quantize)
         _LOGGER.info("Loaded model %s in %.1f s", settings.identity, time.monotonic() - started)
-        self._voice_states = VoiceStates(model, self.settings.voice_cache_size)
+        self._voice_states = VoiceStates(model, self.settings.voice_cache_size, self._open_store())
         default, *others = self._warm_voices
         try:
             self._voice_states.get(default)
@@ -106,19 +109,34 @@ class Engine:
             raise RuntimeError(
                 f"default voice {default.name!r} cannot be loaded: {error}"
             ) from error
-        for spec in others[: self.settings.voice_cache_size - 1]:
+        for spec in others:
             try:
                 self._voice_states.get(spec)
-            except Exception:
-                _LOGGER.exception("Voice %s cannot be loaded", spec.name)
+            except Exception as error:
+                _LOGGER.error("Voice %s cannot be loaded: %s", spec.name, error)
+                self._failures.record(spec, str(error))
         return model
+
+    def _open_store(self) -> VoiceStateStore | None:
+        if self.settings.data_dir is None:
+            return None
+        folder = self.settings.data_dir / "voice-states"
+        try:
+            return VoiceStateStore(folder, model_identity(self.settings.model))
+        except OSError as error:
+            _LOGGER.warning("Voice states will not be saved (%s): %s", folder, error)
+            return None
 
     def _serve(self, model: TTSModel, job: SynthesisJob) -> None:
         if job.stop.is_set():
             return
         assert self._voice_states is not None
         try:
-            state = self._voice_states.get(job.voice)
+            try:
+                state = self._voice_states.get(job.voice)
+            except Exception as error:
+                self._failures.record(job.voice, str(error))
+                raise
             while (text := job.next_text(self.settings.stream_idle_timeout)) is not None:
                 self._speak(model, state, text, job)
         except StreamStalled as error:

@@ -11,13 +11,13 @@ KYUTAI = Attribution(name="Kyutai", url="https://github.com/kyutai-labs/pocket-t
 
 
 def build_info(catalog: VoiceCatalog, language: str, model_name: str) -> Info:
-    """Describe the server: every configured voice speaks the model's language."""
+    """Describe the server: voices speak the model's language; broken ones are not installed."""
     voices = [
         TtsVoice(
             name=spec.name,
             description=describe_voice(spec),
             attribution=KYUTAI,
-            installed=True,
+            installed=catalog.failures.reason(spec) is None,
             version=None,
             languages=[language],
         )

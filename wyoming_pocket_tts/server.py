@@ -23,8 +23,8 @@ class TtsServer:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         voices = list(settings.voices) or [default_voice(settings.engine.model)]
-        self.catalog = VoiceCatalog(voices)
-        self.engine = Engine(settings.engine, self.catalog.voices)
+        self.catalog = VoiceCatalog(voices, settings.voices_dirs)
+        self.engine = Engine(settings.engine, self.catalog)
         language = settings.server.language_code or language_code(settings.engine.model)
         self.service = Service(self.engine, self.catalog, settings.server, language)
         self._server: asyncio.Server | None = None

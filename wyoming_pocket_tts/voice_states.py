@@ -16,7 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .lru import LruCache
+from .prompt_audio import read_prompt
 from .settings import VoiceSpec
+from .state_store import VoiceStateStore
+from .voice_folder import AUDIO_SUFFIXES
 from .voices import VoiceKind, voice_kind
 
 if TYPE_CHECKING:
@@ -27,7 +30,7 @@ _LOGGER = logging.getLogger(__name__)
 ModelState = dict[str, dict[str, Any]]
 
 TRUNCATE_PROMPTS = True
-"""Prompts longer than 30 s are cut to their first 30 s (pocket-tts's `truncate`)."""
+"""Prompts from URLs are cut to 30 s by pocket-tts; files by `read_prompt`."""
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,11 @@ class VoiceKey:
 
     def __str__(self) -> str:
         return f"{self.source}{'#' + self.fingerprint[:12] if self.fingerprint else ''}"
+
+    @property
+    def is_audio(self) -> bool:
+        """An audio prompt: costly to encode, so worth saving (a `.safetensors` is a state)."""
+        return Path(self.source.split("@")[0]).suffix.lower() in AUDIO_SUFFIXES
 
 
 class FileFingerprints:
@@ -66,9 +74,12 @@ class FileFingerprints:
 class VoiceStates:
     """Voice states by voice, for the engine thread only (it owns the model; no locks needed)."""
 
-    def __init__(self, model: TTSModel, capacity: int) -> None:
+    def __init__(self, model: TTSModel, capacity: int, store: VoiceStateStore | None) -> None:
         self._model = model
+        self._store = store
         self.cache: LruCache[VoiceKey, ModelState] = LruCache(capacity)
+        self.encodes = 0
+        """Prompts encoded from audio (the expensive path), for logs and tests."""
         self._fingerprints = FileFingerprints()
 
     def key_for(self, spec: VoiceSpec) -> VoiceKey:
@@ -85,10 +96,25 @@ class VoiceStates:
 
     def _load(self, spec: VoiceSpec, key: VoiceKey) -> ModelState:
         started = time.monotonic()
-        state = self._model.get_state_for_audio_prompt(
-            self._prompt_source(spec, key), truncate=key.truncate
-        )
-        _LOGGER.info("Loaded voice %s in %.2f s", spec.name, time.monotonic() - started)
+        saved = None
+        if self._store is not None and key.is_audio:
+            saved = self._store.path_for(key.fingerprint or key.source, key.truncate)
+            state = self._store.load(self._model, saved)
+            if state is not None:
+                elapsed = time.monotonic() - started
+                _LOGGER.info("Loaded voice %s from its saved state in %.3f s", spec.name, elapsed)
+                return state
+        source = self._prompt_source(spec, key)
+        if isinstance(source, Path) and key.is_audio:
+            prompt = read_prompt(source, self._model.sample_rate, spec.name)
+            state = self._model.get_state_for_audio_prompt(prompt)
+        else:
+            state = self._model.get_state_for_audio_prompt(source, truncate=key.truncate)
+        if key.is_audio:
+            self.encodes += 1
+        _LOGGER.info("Encoded voice %s in %.2f s", spec.name, time.monotonic() - started)
+        if saved is not None and self._store is not None:
+            self._store.save(state, saved)
         return state
 
     def _prompt_source(self, spec: VoiceSpec, key: VoiceKey) -> str | Path:
@@ -114,3 +140,4 @@ class VoiceStates:
         if origin is not None and origin.is_relative_to(CONFIGS_DIR):
             return name
         return _ORIGINS_OF_PREDEFINED_VOICES[name]
+

@@ -8,10 +8,12 @@ the operator did not configure.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from enum import Enum
 from pathlib import Path
 
 from .settings import ModelSettings, VoiceSpec
+from .voice_folder import VoiceFolder, file_version
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -91,32 +93,85 @@ def describe_voice(spec: VoiceSpec) -> str:
     return f"{spec.name} (cloned from {origin})"
 
 
-class VoiceCatalog:
-    """Configured voices by name; the first one is the default."""
+class LoadFailures:
+    """Voices whose prompt could not be loaded, until their file changes.
 
-    def __init__(self, voices: list[VoiceSpec]) -> None:
+    Written by the engine thread and read on the loop; each is a single dict operation, which
+    the GIL makes atomic, so no lock is needed.
+    """
+
+    def __init__(self) -> None:
+        self._failed: dict[str, tuple[object, str]] = {}
+
+    def record(self, spec: VoiceSpec, reason: str) -> None:
+        """Remember that `spec` failed to load as its source is now."""
+        self._failed[spec.source] = (_source_version(spec), reason)
+
+    def reason(self, spec: VoiceSpec) -> str | None:
+        """Why `spec` cannot load, if it failed as it is now."""
+        failure = self._failed.get(spec.source)
+        if failure is None or failure[0] != _source_version(spec):
+            return None
+        return failure[1]
+
+
+def _source_version(spec: VoiceSpec) -> object:
+    return file_version(Path(spec.source)) if voice_kind(spec.source) is VoiceKind.FILE else None
+
+
+class VoiceCatalog:
+    """The household's voices by name: configured ones first (the first is the default), then
+    those in the voices folders, rescanned whenever the list is needed."""
+
+    def __init__(self, voices: list[VoiceSpec], folders: Sequence[Path] = ()) -> None:
         if not voices:
             raise ValueError("at least one voice is required")
-        self._voices: dict[str, VoiceSpec] = {}
+        self._configured: dict[str, VoiceSpec] = {}
         for spec in voices:
-            if spec.name in self._voices:
+            if spec.name in self._configured:
                 raise ValueError(f"voice {spec.name!r} is configured twice")
-            self._voices[spec.name] = spec
+            self._configured[spec.name] = spec
         self.default = voices[0]
+        self.failures = LoadFailures()
+        self._folders = [VoiceFolder(folder) for folder in folders]
+        self._found: dict[str, VoiceSpec] = {}
+        self._scan()
 
     @property
     def voices(self) -> list[VoiceSpec]:
-        """All configured voices, default first."""
-        return list(self._voices.values())
+        """All voices as they are now, default first."""
+        self._scan()
+        return [*self._configured.values(), *self._found.values()]
 
-    def resolve(self, name: str | None) -> VoiceSpec:
-        """The voice called `name`, or the default voice (with a warning) when there is none."""
+    def resolve(self, name: object) -> VoiceSpec:
+        """The voice called `name`, or the default voice (with a warning) when there is none.
+
+        `name` is only ever a key into this table: never a path, a URL or a pocket-tts source.
+        """
         if name is None:
             return self.default
-        spec = self._voices.get(name) if isinstance(name, str) else None
+        spec = self._lookup(name)
+        if spec is None and self._folders:
+            self._scan()
+            spec = self._lookup(name)
         if spec is None:
-            _LOGGER.warning(
-                "Unknown voice %.64r requested: using default voice %s", name, self.default.name
-            )
+            _LOGGER.warning("Unknown voice %.64r requested: using %s", name, self.default.name)
+            return self.default
+        reason = self.failures.reason(spec)
+        if reason is not None and spec is not self.default:
+            _LOGGER.warning("Voice %s cannot load (%s): using %s", name, reason, self.default.name)
             return self.default
         return spec
+
+    def _lookup(self, name: object) -> VoiceSpec | None:
+        if not isinstance(name, str):
+            return None
+        return self._configured.get(name) or self._found.get(name)
+
+    def _scan(self) -> None:
+        found: dict[str, VoiceSpec] = {}
+        for folder in self._folders:
+            for spec in folder.scan():
+                if spec.name not in self._configured:
+                    found.setdefault(spec.name, spec)
+        self._found = found

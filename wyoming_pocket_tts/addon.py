@@ -1,0 +1,193 @@
+"""Container entry point: the Home Assistant add-on's options, or plain flags, to the server.
+
+`python -m wyoming_pocket_tts.addon [--options FILE] [--data-dir DIR] [SERVER FLAGS...]`
+
+- Add-on mode, when `--options` is given or `/data/options.json` exists (the Supervisor writes it):
+  the options become server flags (`options_to_argv`).
+- Plain mode otherwise (`docker run IMAGE --voice ...`): the flags go to the server unchanged.
+
+Either way the server listens on tcp://0.0.0.0:10200 unless a flag says otherwise, keeps its
+voice states in the data directory, and Hugging Face downloads go to `<data dir>/huggingface`
+(unless `HF_HOME` is set), so the model is fetched once and survives restarts and updates.
+The flags are validated by the server's own parser before torch is imported: a bad option exits
+with code 2 and the same message the command line would give. The server then runs in this process
+(PID 1 in the container), so it receives SIGTERM directly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .cli import parse_settings
+from .voice_folder import VoiceFolder
+
+_LOGGER = logging.getLogger(__name__)
+
+OPTIONS_FILE = Path("/data/options.json")
+DATA_DIR = Path("/data")
+SHARE_DIR = Path("/share")
+"""Home Assistant's folder shared with Samba and other add-ons: voices_dir is created only here."""
+ADDON_URI = "tcp://0.0.0.0:10200"
+PROG = "wyoming-pocket-tts add-on"
+
+_OPTION_TYPES: dict[str, tuple[type, str]] = {
+    "language": (str, "a string"),
+    "voice": (str, "a string"),
+    "voices": (list, "a list"),
+    "voices_dir": (str, "a string"),
+    "hf_token": (str, "a string"),
+    "voice_cache_size": (int, "an integer"),
+    "quantize": (bool, "true or false"),
+    "text_cleanup": (bool, "true or false"),
+    "debug_logging": (bool, "true or false"),
+}
+"""Every option of config.yaml's schema and the JSON type the Supervisor writes for it."""
+_OPTIONAL = ("voice", "voices_dir", "hf_token")
+"""Options the Supervisor leaves out (or that may be null or empty) when the user clears them."""
+
+
+class OptionsError(ValueError):
+    """options.json holds something the add-on schema does not allow."""
+
+
+def check_options(options: Any) -> None:
+    """Raise OptionsError unless every option has the type config.yaml's schema gives it."""
+    if not isinstance(options, Mapping):
+        raise OptionsError(f"options must be a JSON object, got {json.dumps(options)}")
+    for key, value in options.items():
+        if key not in _OPTION_TYPES:
+            raise OptionsError(f"unknown option {key!r}")
+        kind, expected = _OPTION_TYPES[key]
+        if value is None and key in _OPTIONAL:
+            continue
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise OptionsError(f"option {key!r} must be {expected}, got {json.dumps(value)}")
+    for number, voice in enumerate(options.get("voices", []), 1):
+        where = f"option 'voices' entry {number}"
+        if not isinstance(voice, Mapping) or set(voice) != {"name", "source"}:
+            raise OptionsError(f"{where} needs just 'name' and 'source', got {json.dumps(voice)}")
+        if not (isinstance(voice["name"], str) and isinstance(voice["source"], str)):
+            raise OptionsError(f"{where}: 'name' and 'source' must be strings")
+        if "=" in voice["name"]:
+            raise OptionsError(f"{where}: a voice name cannot contain '=': {voice['name']!r}")
+
+
+def options_to_argv(
+    options: Mapping[str, Any], folder_voices: Mapping[str, str] | None = None
+) -> list[str]:
+    """The server flags for the add-on's options; raises OptionsError for a wrong type.
+
+    The default `voice` is listed first: moved to the front if it is one of `voices`, else taken
+    from `folder_voices` (name -> file of the voices folder), else a pocket-tts built-in voice of
+    that name. Not included: --uri and --data-dir (`main` adds them) and `hf_token` (an
+    environment variable, kept out of the command line).
+    """
+    check_options(options)
+    folder_voices = folder_voices or {}
+    argv: list[str] = []
+    if options.get("language"):
+        argv += ["--language", options["language"]]
+    voices = [f"{voice['name']}={voice['source']}" for voice in options.get("voices", [])]
+    default = (options.get("voice") or "").strip()
+    if default:
+        names = [voice["name"].strip() for voice in options.get("voices", [])]
+        if default in names:
+            voices.insert(0, voices.pop(names.index(default)))
+        elif default in folder_voices:
+            voices.insert(0, f"{default}={folder_voices[default]}")
+        else:
+            voices.insert(0, default)
+    for voice in voices:
+        argv += ["--voice", voice]
+    if options.get("voices_dir"):
+        argv += ["--voices-dir", options["voices_dir"]]
+    if "voice_cache_size" in options:
+        argv += ["--voice-cache-size", str(options["voice_cache_size"])]
+    if options.get("quantize"):
+        argv.append("--quantize")
+    if options.get("text_cleanup") is False:
+        argv.append("--no-text-cleanup")
+    if options.get("debug_logging"):
+        argv.append("--debug")
+    return argv
+
+
+def load_options(path: Path) -> dict[str, Any]:
+    """Read options.json; raises OptionsError if it cannot be read or is not JSON."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise OptionsError(f"cannot read {path}: {error.strerror or error}") from error
+    except ValueError as error:
+        raise OptionsError(f"{path} is not valid JSON: {error}") from error
+
+
+def prepare_voices_dir(voices_dir: str | None, share: Path = SHARE_DIR) -> None:
+    """Create a missing voices folder if it lies under /share, so users find where to drop files.
+
+    Anywhere else a missing folder is left for the server to report: it is probably a typo or a
+    folder the add-on cannot see.
+    """
+    if not voices_dir:
+        return
+    path = Path(voices_dir).resolve()
+    if path.exists() or not path.is_relative_to(share.resolve()):
+        return
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        _LOGGER.warning("Cannot create voices folder %s: %s", path, error)
+
+
+def folder_voices(voices_dir: str | None) -> dict[str, str]:
+    """The voices the server will find in the voices folder, by name (as the server scans it)."""
+    if not voices_dir or not Path(voices_dir).is_dir():
+        return {}
+    return {spec.name: spec.source for spec in VoiceFolder(Path(voices_dir)).scan()}
+
+
+def _fail(message: str) -> int:
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+    return 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Build the server's command line, validate it, then serve in this process."""
+    parser = argparse.ArgumentParser(prog=PROG, add_help=False, allow_abbrev=False)
+    parser.add_argument("--options", type=Path, help=f"add-on options (default {OPTIONS_FILE})")
+    parser.add_argument("--data-dir", type=Path, default=DATA_DIR)
+    args, server_flags = parser.parse_known_args(argv)
+
+    option_flags: list[str] = []
+    if args.options is not None or OPTIONS_FILE.is_file():
+        try:
+            options = load_options(args.options or OPTIONS_FILE)
+            check_options(options)
+        except OptionsError as error:
+            return _fail(str(error))
+        prepare_voices_dir(options.get("voices_dir"))
+        option_flags = options_to_argv(options, folder_voices(options.get("voices_dir")))
+        if options.get("hf_token"):
+            # The voice-cloning weights are gated; huggingface_hub reads the token from here.
+            os.environ["HF_TOKEN"] = options["hf_token"]
+
+    fixed = ["--uri", ADDON_URI, "--data-dir", str(args.data_dir)]
+    server_argv = [*fixed, *option_flags, *server_flags]
+    parse_settings(server_argv)  # exits 2 on a bad value, before anything heavy is loaded
+    os.environ.setdefault("HF_HOME", str(args.data_dir / "huggingface"))
+
+    # Imported last: HF_HOME must be set before huggingface_hub and pocket-tts are loaded.
+    from .__main__ import main as serve
+
+    return serve(server_argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
