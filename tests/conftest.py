@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -61,3 +61,30 @@ def endless_server(
         server.wait_for_log("Ready")
         yield server
         assert server.stop() == 0
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--soak-requests",
+        type=int,
+        default=40,
+        help="requests in the soak test (500 for a real soak run)",
+    )
+
+
+@pytest.fixture
+def endless_server_factory(
+    endless_model: TinyModel, voices: dict[str, Path], tmp_path: Path
+) -> Iterator[Callable[[], ServerProcess]]:
+    """Start a private server on the endless model (for tests that stop or kill it)."""
+    started: list[ServerProcess] = []
+
+    def start() -> ServerProcess:
+        server = ServerProcess(model_args(endless_model, voices), tmp_path / f"{len(started)}.log")
+        started.append(server)
+        server.wait_for_log("Ready")
+        return server
+
+    yield start
+    for server in started:
+        server.__exit__()

@@ -75,11 +75,17 @@ class Reply:
         return next(e for e in self.events if e.type == event_type)
 
 
-async def read_until(client: AsyncTcpClient, end_type: str, reply: Reply | None = None) -> Reply:
-    """Read events until one of `end_type` arrives (inclusive)."""
+async def read_until(
+    client: AsyncTcpClient,
+    end_type: str,
+    reply: Reply | None = None,
+    *,
+    timeout: float = READ_TIMEOUT,
+) -> Reply:
+    """Read events until one of `end_type` arrives (inclusive), each within `timeout`."""
     reply = reply or Reply(sent_at=time.monotonic())
     while True:
-        event = await asyncio.wait_for(client.read_event(), timeout=READ_TIMEOUT)
+        event = await asyncio.wait_for(client.read_event(), timeout=timeout)
         assert event is not None, f"connection closed before {end_type}; got {reply.types}"
         reply.events.append(event)
         reply.times.append(time.monotonic())

@@ -107,6 +107,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="requests that may wait for the model before new ones get 'busy'",
     )
+    parser.add_argument(
+        "--max-connections",
+        type=_positive_int,
+        default=32,
+        metavar="N",
+        help="open connections before new ones are refused",
+    )
     parser.add_argument("--quantize", action="store_true", help="int8-quantize the model")
     parser.add_argument(
         "--no-text-cleanup",
@@ -130,6 +137,7 @@ def parse_settings(argv: Sequence[str] | None = None) -> Settings:
         server=ServerSettings(
             uri=args.uri,
             max_text_chars=args.max_text_chars,
+            max_connections=args.max_connections,
             clean_text=not args.no_text_cleanup,
             language_code=args.language_code,
         ),

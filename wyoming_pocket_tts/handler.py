@@ -29,6 +29,7 @@ from wyoming.tts import (
 
 from .engine import EngineBusy
 from .job import JobError, SynthesisJob
+from .protocol import ProtocolError, read_event
 from .service import Service
 from .settings import CHANNELS, SAMPLE_RATE, SAMPLE_WIDTH
 from .text import SentenceSplitter, clean_for_speech
@@ -69,7 +70,49 @@ class TtsEventHandler(AsyncEventHandler):
         self._responses: asyncio.Queue[_Response] = asyncio.Queue()
         self._live: set[_Response] = set()
         self._stream: _Stream | None = None
+        self._idle = asyncio.Event()
+        """Set while no response is being written or waiting to be."""
+        self._idle.set()
         self._audio_writer = asyncio.create_task(self._write_responses(), name="tts audio writer")
+
+    async def run(self) -> None:
+        """Read events until the client leaves; malformed input is answered, never fatal."""
+        try:
+            while True:
+                try:
+                    event = await self._next_event()
+                except ProtocolError as error:
+                    _LOGGER.warning("Bad input from client: %s", error)
+                    await self._send_error("bad-event", str(error))
+                    if error.in_step:
+                        continue
+                    break
+                except asyncio.TimeoutError:
+                    _LOGGER.debug("Closing idle connection")
+                    break
+                if event is None or not await self.handle_event(event):
+                    break
+        except (ConnectionError, OSError) as error:
+            _LOGGER.debug("Connection lost: %s", error)
+        finally:
+            await self.disconnect()
+            self.writer.close()
+
+    async def _next_event(self) -> Event | None:
+        if self._idle.is_set() and self._stream is None:
+            return await asyncio.wait_for(read_event(self.reader), self._settings.idle_timeout)
+        return await read_event(self.reader)
+
+    async def close_gracefully(self, grace: float) -> None:
+        """Server shutdown: end every request with its closing events, then hang up."""
+        for response in self._live:
+            if not response.job.submitted:
+                response.job.finish_unsubmitted()
+            response.stop_received.set()
+        self._stream = None
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self._idle.wait(), grace)
+        await self.stop()
 
     async def handle_event(self, event: Event) -> bool:
         if Describe.is_type(event.type):
@@ -172,6 +215,7 @@ class TtsEventHandler(AsyncEventHandler):
         voice = self._service.catalog.resolve(_voice_name(data))
         response = _Response(SynthesisJob(voice, asyncio.get_running_loop()), streaming)
         self._live.add(response)
+        self._idle.clear()
         self._responses.put_nowait(response)
         return response
 
@@ -225,7 +269,9 @@ class TtsEventHandler(AsyncEventHandler):
                     await response.stop_received.wait()
                     await self._write(SynthesizeStopped().event())
                 self._live.discard(response)
-        except (ConnectionError, TimeoutError, OSError) as error:
+                if not self._live:
+                    self._idle.set()
+        except (ConnectionError, asyncio.TimeoutError, OSError) as error:
             _LOGGER.debug("Client stopped receiving audio: %s", error)
             for response in self._live:
                 response.job.cancel()

@@ -8,6 +8,9 @@ import logging
 import signal
 from urllib.parse import urlparse
 
+from wyoming.error import Error
+from wyoming.event import async_write_event
+
 from .cli import Settings
 from .engine import Engine
 from .handler import TtsEventHandler
@@ -28,7 +31,7 @@ class TtsServer:
         language = settings.server.language_code or language_code(settings.engine.model)
         self.service = Service(self.engine, self.catalog, settings.server, language)
         self._server: asyncio.Server | None = None
-        self._handlers: set[asyncio.Task] = set()
+        self._handlers: dict[asyncio.Task, TtsEventHandler] = {}
 
     @property
     def port(self) -> int | None:
@@ -60,24 +63,37 @@ class TtsServer:
         )
 
     async def stop(self, grace: float = 2.0) -> None:
-        """Stop accepting, cancel generation, let handlers send closing events, then close."""
+        """Stop accepting, cancel generation, send every client its closing events, close."""
         if self._server is not None:
             self._server.close()
         await asyncio.get_running_loop().run_in_executor(None, self.engine.shutdown)
-        if self._handlers:
-            _, pending = await asyncio.wait(self._handlers, timeout=grace)
+        handlers = dict(self._handlers)
+        await asyncio.gather(*(h.close_gracefully(grace) for h in handlers.values()))
+        if handlers:
+            _, pending = await asyncio.wait(handlers, timeout=grace)
             for task in pending:
                 task.cancel()
 
     async def _connected(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if len(self._handlers) >= self.settings.server.max_connections:
+            _LOGGER.warning("Refusing a connection: %d are open", len(self._handlers))
+            await _refuse(writer)
+            return
         handler = TtsEventHandler(reader, writer, self.service)
         task = asyncio.current_task()
         assert task is not None
-        self._handlers.add(task)
+        self._handlers[task] = handler
         try:
             await handler.run()
         finally:
-            self._handlers.discard(task)
+            del self._handlers[task]
+
+
+async def _refuse(writer: asyncio.StreamWriter) -> None:
+    error = Error(text="Too many open connections", code="too-many-connections")
+    with contextlib.suppress(ConnectionError, OSError, asyncio.TimeoutError):
+        await asyncio.wait_for(async_write_event(error.event(), writer), timeout=1.0)
+    writer.close()
 
 
 async def serve(settings: Settings) -> int:

@@ -67,3 +67,7 @@ class ServerSettings:
     """Language advertised for every voice; derived from the model name when None."""
     write_timeout: float = 30.0
     """Seconds a client may stop reading audio before it is treated as gone."""
+    idle_timeout: float = 300.0
+    """Seconds a connection with nothing in flight may stay silent before it is closed."""
+    max_connections: int = 32
+    """Open connections; more are answered with `too-many-connections` and closed."""

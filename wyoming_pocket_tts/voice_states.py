@@ -140,4 +140,3 @@ class VoiceStates:
         if origin is not None and origin.is_relative_to(CONFIGS_DIR):
             return name
         return _ORIGINS_OF_PREDEFINED_VOICES[name]
-

