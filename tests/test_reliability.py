@@ -18,7 +18,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from wyoming.client import AsyncTcpClient
 from wyoming.event import Event, async_read_event
-from wyoming.info import Describe
 from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop
 
 from .conftest import model_args
@@ -117,7 +116,7 @@ def test_impossible_lengths_are_refused_without_reading_them(
 
 def test_truncated_event_then_disconnect(endless_server: ServerProcess) -> None:
     async def scenario() -> None:
-        reader, writer = await asyncio.open_connection("127.0.0.1", endless_server.port)
+        _reader, writer = await asyncio.open_connection("127.0.0.1", endless_server.port)
         writer.write(frame({"type": "synthesize", "data_length": 100}, b'{"text": "Hel'))
         await writer.drain()
         writer.close()
@@ -294,7 +293,7 @@ def test_soak_memory_and_threads_stay_flat(
             return figures
 
     figures = asyncio.run(scenario())
-    print(f"soak: {count} requests: {figures}")  # noqa: T201 - the figures are the report
+    print(f"soak: {count} requests: {figures}")
     assert figures["threads_end"] == figures["threads_start"]
     assert figures["evictions"] >= count  # the LRU really cycled
     assert figures["encodes"] == 4  # every later miss loaded a saved state
