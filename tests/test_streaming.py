@@ -145,8 +145,9 @@ def test_queue_is_fair_and_bounded(endless_model: TinyModel, voices: dict[str, P
     alone, replies = asyncio.run(scenario())
     busy = [r for r in replies if [e.code for e in r.errors] == ["busy"]]
     served = [(length, r) for length, r in zip(alone, replies, strict=True) if not r.errors]
-    assert busy, "six requests at once with a queue of two: some must be refused"
-    assert len(served) >= 3
+    # Two may wait; a third may already be running when the rest arrive.
+    assert 2 <= len(served) <= 3
+    assert len(busy) + len(served) == len(texts)
     for reply in busy:
         assert reply.types == [AUDIO_START, "error", AUDIO_STOP]
     for length, reply in served:
