@@ -6,6 +6,8 @@ The server runs as a subprocess on the tiny random model; the `wyoming` client t
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -155,3 +157,14 @@ def test_describe_on_the_same_connection_as_a_request(endless_server: ServerProc
 
     types = asyncio.run(scenario())
     assert "info" in types and AUDIO_STOP in types
+
+
+def test_health_command_against_the_real_server(endless_server: ServerProcess) -> None:
+    uri = f"tcp://127.0.0.1:{endless_server.port}"
+    result = subprocess.run(
+        [sys.executable, "-m", "wyoming_pocket_tts.health", "--uri", uri, "--timeout", "5"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr

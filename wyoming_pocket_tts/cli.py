@@ -27,6 +27,10 @@ class Settings:
     """Configured voices, default first; empty means pocket-tts's default voice for the model."""
     voices_dirs: tuple[Path, ...] = ()
     """Folders whose audio files and voice states are voices too."""
+    zeroconf_name: str | None = None
+    """Announce the server over mDNS under this name; None: do not."""
+    zeroconf_host: str | None = None
+    """Address to announce instead of the one derived from --uri."""
     debug: bool = False
 
 
@@ -121,6 +125,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="speak text as sent (keep markdown, emoji, ...)",
     )
     parser.add_argument("--language-code", help="language advertised for the voices (e.g. en)")
+    parser.add_argument(
+        "--zeroconf",
+        nargs="?",
+        const="pocket-tts",
+        metavar="NAME",
+        help="announce the server over mDNS for Home Assistant (name default: pocket-tts)",
+    )
+    parser.add_argument("--zeroconf-host", metavar="HOST", help="address to announce over mDNS")
     parser.add_argument("--debug", action="store_true", help="log DEBUG messages")
     parser.add_argument("--version", action="version", version=__version__)
     return parser
@@ -133,6 +145,8 @@ def parse_settings(argv: Sequence[str] | None = None) -> Settings:
     _check_uri(parser, args.uri)
     model = _model_settings(parser, args)
     _check_voices(parser, args.voice)
+    if args.zeroconf is not None and not args.uri.startswith("tcp://"):
+        parser.error("--zeroconf needs a tcp:// --uri")
     return Settings(
         server=ServerSettings(
             uri=args.uri,
@@ -149,6 +163,8 @@ def parse_settings(argv: Sequence[str] | None = None) -> Settings:
         ),
         voices=tuple(args.voice),
         voices_dirs=tuple(_voices_dir(parser, path) for path in args.voices_dir),
+        zeroconf_name=args.zeroconf,
+        zeroconf_host=args.zeroconf_host,
         debug=args.debug,
     )
 

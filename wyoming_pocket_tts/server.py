@@ -5,17 +5,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
+from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 from wyoming.error import Error
 from wyoming.event import async_write_event
 
+from . import discovery
 from .cli import Settings
 from .engine import Engine
 from .handler import TtsEventHandler
 from .service import Service
 from .voices import VoiceCatalog, default_voice, language_code
+
+if TYPE_CHECKING:
+    from zeroconf.asyncio import AsyncZeroconf
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -109,12 +115,34 @@ async def serve(settings: Settings) -> int:
     stopping = asyncio.ensure_future(stop.wait())
     await asyncio.wait({ready, stopping}, return_when=asyncio.FIRST_COMPLETED)
     code = 0
+    announcement = None
     if ready.done() and ready.exception() is not None:
         _LOGGER.error("Cannot start: %s", ready.exception())
         code = 1
     elif not stopping.done():
+        announcement = await _announce(settings, server.port)
         await stopping
     _LOGGER.info("Stopping")
     ready.cancel()
+    if announcement is not None:
+        await announcement.async_close()
     await server.stop()
     return code
+
+
+async def _announce(settings: Settings, port: int | None) -> AsyncZeroconf | None:
+    """Tell Home Assistant where we are: the Supervisor (inside an add-on) and/or mDNS."""
+    if port is None:
+        return None
+    token = os.environ.get("SUPERVISOR_TOKEN")
+    if token:
+        await discovery.announce_to_supervisor(port, token=token)
+    if settings.zeroconf_name is None:
+        return None
+    bind_host = urlparse(settings.server.uri).hostname or ""
+    host = discovery.advertised_host(bind_host, settings.zeroconf_host)
+    try:
+        return await discovery.register_zeroconf(settings.zeroconf_name, host, port)
+    except Exception as error:  # discovery is a convenience: serve without it
+        _LOGGER.error("Zeroconf announcement failed: %s", error)
+        return None

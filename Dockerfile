@@ -1,0 +1,66 @@
+# Wyoming Pocket-TTS: the Home Assistant add-on image, and a plain `docker run` image.
+#
+# The add-on builder passes BUILD_FROM from build.yaml (Home Assistant's Debian bookworm base, for
+# glibc: torch has no musl wheels). The default is the plain Debian release that base is built on,
+# multi-arch, so `docker build .` works on any machine; this image uses neither s6 nor bashio.
+ARG BUILD_FROM=debian:bookworm-slim
+FROM ${BUILD_FROM}
+
+ARG BUILD_ARCH=amd64
+ARG BUILD_VERSION=0.1.0
+# CPU-only torch from PyTorch's own index: PyPI's Linux wheels pull in gigabytes of CUDA.
+ARG TORCH_VERSION=2.13.0
+ARG TORCH_INDEX=https://download.pytorch.org/whl/cpu
+
+SHELL ["/bin/bash", "-o", "pipefail", "-c"]
+
+# Python 3.11 is bookworm's python3; its exact Debian revision is not pinned because Debian only
+# serves the latest point release of a package, so an exact pin breaks the build at the next
+# security update. The release (bookworm, via BUILD_FROM) fixes the Python version.
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends python3 python3-venv \
+    && rm -rf /var/lib/apt/lists/*
+
+ENV VIRTUAL_ENV=/opt/venv \
+    PATH=/opt/venv/bin:${PATH} \
+    PYTHONUNBUFFERED=1 \
+    HF_HOME=/data/huggingface
+
+RUN python3 -m venv "${VIRTUAL_ENV}" \
+    && pip install --no-cache-dir --index-url "${TORCH_INDEX}" "torch==${TORCH_VERSION}"
+
+WORKDIR /usr/src/wyoming-pocket-tts
+COPY pyproject.toml README.md ./
+COPY wyoming_pocket_tts ./wyoming_pocket_tts
+# Dependency ranges are pinned in pyproject.toml; torch is already satisfied by the CPU build.
+# hadolint ignore=DL3013
+RUN pip install --no-cache-dir ".[zeroconf]" \
+    && rm -rf /usr/src/wyoming-pocket-tts
+WORKDIR /
+
+LABEL \
+    io.hass.name="Pocket-TTS" \
+    io.hass.description="Text-to-speech with Kyutai's Pocket-TTS over the Wyoming protocol" \
+    io.hass.type="addon" \
+    io.hass.arch="${BUILD_ARCH}" \
+    io.hass.version="${BUILD_VERSION}" \
+    org.opencontainers.image.title="wyoming-pocket-tts" \
+    org.opencontainers.image.source="https://github.com/wyoming-pocket-tts/wyoming-pocket-tts" \
+    org.opencontainers.image.licenses="MIT" \
+    org.opencontainers.image.version="${BUILD_VERSION}"
+
+# Runs as root: the Supervisor mounts the add-on's /data and /share owned by root (no user
+# mapping), and the model cache, voice states and voices folder must be writable there. Outside
+# Home Assistant, `docker run --user UID:GID -v DIR:/data` with a DIR that user owns works too.
+EXPOSE 10200
+
+# A real `describe` -> `info` round trip, not just an open port.
+HEALTHCHECK --start-period=2m --interval=30s --timeout=10s --retries=3 \
+    CMD ["/opt/venv/bin/python", "-m", "wyoming_pocket_tts.health", "--timeout", "5"]
+
+# Exec form, no shell: the Python process is PID 1 and receives SIGTERM itself.
+# With /data/options.json (written by the Supervisor) the add-on options are used; otherwise the
+# arguments of `docker run IMAGE ...` go to the server, e.g. `--language french --voice estelle`.
+ENTRYPOINT ["/opt/venv/bin/python", "-m", "wyoming_pocket_tts.addon"]
+CMD []
