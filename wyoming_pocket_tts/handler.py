@@ -119,7 +119,7 @@ class TtsEventHandler(AsyncEventHandler):
             await self.write_event(self._service.info().event())
             return True
         if SynthesizeStart.is_type(event.type):
-            self._start_stream(event.data)
+            await self._start_stream(event.data)
             return True
         if SynthesizeChunk.is_type(event.type):
             await self._stream_chunk(event.data)
@@ -131,7 +131,7 @@ class TtsEventHandler(AsyncEventHandler):
             if self._stream is not None:
                 _LOGGER.debug("Ignoring synthesize inside a stream (sent for older servers)")
             else:
-                self._synthesize(event.data)
+                await self._synthesize(event.data)
             return True
         _LOGGER.debug("Unexpected event: type=%s", event.type)
         await self._send_error("unsupported-event", f"Unsupported event type: {event.type!r}")
@@ -147,17 +147,19 @@ class TtsEventHandler(AsyncEventHandler):
 
     # Requests.
 
-    def _synthesize(self, data: dict[str, Any]) -> None:
-        text = data.get("text")
+    async def _synthesize(self, data: dict[str, Any]) -> None:
         response = self._new_response(data, streaming=False)
-        if not isinstance(text, str):
+        raw = data.get("text")
+        if not isinstance(raw, str):
             self._fail(response, JobError("bad-request", "synthesize needs a text string"))
             return
+        text: str = raw
         if len(text) > self._settings.max_text_chars:
             self._fail(response, self._too_long(len(text)))
             return
         if self._settings.clean_text:
-            text = clean_for_speech(text)
+            # Milliseconds of regular expressions for a long text: not on the loop.
+            text = await asyncio.to_thread(clean_for_speech, text)
         if not text.strip():
             response.job.finish_unsubmitted()
             return
@@ -165,10 +167,10 @@ class TtsEventHandler(AsyncEventHandler):
         response.job.close()
         self._submit(response)
 
-    def _start_stream(self, data: dict[str, Any]) -> None:
+    async def _start_stream(self, data: dict[str, Any]) -> None:
         if self._stream is not None:
             _LOGGER.warning("synthesize-start while a stream is open: closing the previous one")
-            self._finish_stream(self._stream)
+            await self._finish_stream(self._stream)
         response = self._new_response(data, streaming=True)
         self._stream = _Stream(response, SentenceSplitter(clean=self._settings.clean_text))
 
@@ -186,7 +188,7 @@ class TtsEventHandler(AsyncEventHandler):
         if stream.chars > self._settings.max_text_chars:
             self._fail(stream.response, self._too_long(stream.chars))
             return
-        for sentence in stream.splitter.add(text):
+        for sentence in await asyncio.to_thread(stream.splitter.add, text):
             self._speak(stream.response, sentence)
 
     async def _stop_stream(self) -> None:
@@ -195,13 +197,13 @@ class TtsEventHandler(AsyncEventHandler):
             await self._send_error("no-stream", "synthesize-stop without synthesize-start")
             await self.write_event(SynthesizeStopped().event())
             return
-        self._finish_stream(stream)
+        await self._finish_stream(stream)
 
-    def _finish_stream(self, stream: _Stream) -> None:
+    async def _finish_stream(self, stream: _Stream) -> None:
         self._stream = None
         response = stream.response
         if response.error is None:
-            for sentence in stream.splitter.finish():
+            for sentence in await asyncio.to_thread(stream.splitter.finish):
                 self._speak(response, sentence)
             if response.job.submitted:
                 response.job.close()
