@@ -41,6 +41,7 @@ class Engine:
         self._failures = catalog.failures
         self._jobs: queue.Queue[SynthesisJob | None] = queue.Queue()
         self._current: SynthesisJob | None = None
+        self._stopping = False
         self._voice_states: VoiceStates | None = None
         self._thread = threading.Thread(target=self._run, name="pocket-tts-engine", daemon=True)
 
@@ -62,6 +63,7 @@ class Engine:
 
     def shutdown(self, timeout: float = 5.0) -> None:
         """Cancel what runs and what waits, then stop the thread."""
+        self._stopping = True  # a job dequeued right now sees this, or is seen as current
         current = self._current
         if current is not None:
             current.cancel()
@@ -85,6 +87,8 @@ class Engine:
         self.ready.set_result(None)
         while (job := self._jobs.get()) is not None:
             self._current = job
+            if self._stopping:
+                job.cancel()
             try:
                 self._serve(model, job)
             finally:

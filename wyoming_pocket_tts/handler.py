@@ -47,6 +47,13 @@ class _Response:
     """Reported after the audio, just before `audio-stop`."""
     stop_received: asyncio.Event = field(default_factory=asyncio.Event)
     """For a stream: `synthesize-stopped` may only follow the client's `synthesize-stop`."""
+    audio_done: bool = False
+    """The engine has nothing more to send for it."""
+
+    @property
+    def generating(self) -> bool:
+        """The engine holds this request: its audio may still come."""
+        return self.job.submitted and not self.audio_done
 
 
 @dataclass(eq=False)
@@ -71,7 +78,7 @@ class TtsEventHandler(AsyncEventHandler):
         self._live: set[_Response] = set()
         self._stream: _Stream | None = None
         self._idle = asyncio.Event()
-        """Set while no response is being written or waiting to be."""
+        """Set while no response is being written or waiting to be written."""
         self._idle.set()
         self._audio_writer = asyncio.create_task(self._write_responses(), name="tts audio writer")
 
@@ -92,16 +99,17 @@ class TtsEventHandler(AsyncEventHandler):
                     break
                 if event is None or not await self.handle_event(event):
                     break
-        except (ConnectionError, OSError) as error:
+        except (ConnectionError, OSError, asyncio.TimeoutError) as error:
             _LOGGER.debug("Connection lost: %s", error)
         finally:
             await self.disconnect()
             self.writer.close()
 
     async def _next_event(self) -> Event | None:
-        if self._idle.is_set() and self._stream is None:
-            return await asyncio.wait_for(read_event(self.reader), self._settings.idle_timeout)
-        return await read_event(self.reader)
+        """The next event; a client silent for `idle_timeout` while no audio is due is gone."""
+        if any(response.generating for response in self._live):
+            return await read_event(self.reader)
+        return await asyncio.wait_for(read_event(self.reader), self._settings.idle_timeout)
 
     async def close_gracefully(self, grace: float) -> None:
         """Server shutdown: end every request with its closing events, then hang up."""
@@ -116,7 +124,7 @@ class TtsEventHandler(AsyncEventHandler):
 
     async def handle_event(self, event: Event) -> bool:
         if Describe.is_type(event.type):
-            await self.write_event(self._service.info().event())
+            await self._write(self._service.info().event())
             return True
         if SynthesizeStart.is_type(event.type):
             await self._start_stream(event.data)
@@ -195,7 +203,7 @@ class TtsEventHandler(AsyncEventHandler):
         stream = self._stream
         if stream is None:
             await self._send_error("no-stream", "synthesize-stop without synthesize-start")
-            await self.write_event(SynthesizeStopped().event())
+            await self._write(SynthesizeStopped().event())
             return
         await self._finish_stream(stream)
 
@@ -248,7 +256,7 @@ class TtsEventHandler(AsyncEventHandler):
         return JobError("text-too-long", f"Text has {length} characters; the limit is {limit}")
 
     async def _send_error(self, code: str, text: str) -> None:
-        await self.write_event(Error(text=text, code=code).event())
+        await self._write(Error(text=text, code=code).event())
 
     async def _write_responses(self) -> None:
         """Play responses in order: audio-start, audio-chunk*, [error], audio-stop[, stopped]."""
@@ -262,6 +270,7 @@ class TtsEventHandler(AsyncEventHandler):
                         await self._write(AudioChunk(audio=item, **fmt).event())
                     else:
                         response.error = response.error or item
+                response.audio_done = True
                 if response.error is not None:
                     await self._write(
                         Error(text=response.error.text, code=response.error.code).event()
@@ -280,6 +289,7 @@ class TtsEventHandler(AsyncEventHandler):
             self.writer.close()
 
     async def _write(self, event: Event) -> None:
+        """Write one event; a client that stops reading for `write_timeout` is gone."""
         await asyncio.wait_for(self.write_event(event), timeout=self._settings.write_timeout)
 
 

@@ -7,6 +7,7 @@ import contextlib
 import logging
 import os
 import signal
+from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
@@ -52,6 +53,7 @@ class TtsServer:
         self.engine.start()
         uri = urlparse(self.settings.server.uri)
         if uri.scheme == "unix":
+            Path(uri.path).unlink(missing_ok=True)  # left by a previous run
             self._server = await asyncio.start_unix_server(self._connected, path=uri.path)
         else:
             self._server = await asyncio.start_server(

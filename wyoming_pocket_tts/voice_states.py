@@ -110,9 +110,12 @@ class VoiceStates:
             state = self._model.get_state_for_audio_prompt(prompt)
         else:
             state = self._model.get_state_for_audio_prompt(source, truncate=key.truncate)
-        if key.is_audio:
-            self.encodes += 1
-        _LOGGER.info("Encoded voice %s in %.2f s", spec.name, time.monotonic() - started)
+        elapsed = time.monotonic() - started
+        if not key.is_audio:
+            _LOGGER.info("Loaded voice %s in %.3f s", spec.name, elapsed)
+            return state
+        self.encodes += 1
+        _LOGGER.info("Encoded voice %s in %.2f s", spec.name, elapsed)
         if saved is not None and self._store is not None:
             self._store.save(state, saved)
         return state

@@ -1,0 +1,1 @@
+"""Side-by-side benchmark of wyoming-pocket-tts against the pocket-tts library it wraps."""

@@ -1,0 +1,189 @@
+"""`python -m bench [--quick]`: measure the server against pocket-tts itself, side by side.
+
+Both sides use the same model (the layer shapes of pocket-tts's default `english.yaml`, random
+weights; `--quick` uses the tiny test model) with end-of-speech disabled, so both generate exactly
+the same number of frames. Runs alternate between the sides (A B A B ...) so that drift on a
+shared machine hits both. Prints a Markdown table with the ratios; `--json` also writes the raw
+figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from tests.model_factory import build_tiny_model, write_voice_wav
+
+from .sides import Library, Run, Server
+
+TEXT = "The living room lights are on, and the front door is locked for the night."
+SENTENCES = ["Good evening.", "The living room lights are on now.", "Sleep well tonight."]
+LLM_GAP = 0.03
+"""Seconds between streamed words: a local LLM at ~30 tokens per second."""
+
+
+def _median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def _summary(runs: list[Run]) -> dict[str, float]:
+    ttfa = [r.ttfa for r in runs]
+    rtf = [r.rtf for r in runs]
+    return {
+        "ttfa_median": _median(ttfa),
+        "ttfa_min": min(ttfa),
+        "ttfa_max": max(ttfa),
+        "rtf_median": _median(rtf),
+        "rtf_min": min(rtf),
+        "rtf_max": max(rtf),
+        "total_median": _median([r.total for r in runs]),
+        "audio_seconds": runs[0].audio_seconds,
+    }
+
+
+def library_vs_server(library: Library, server: Server, voice: Path, runs: int) -> dict:
+    lib, srv = [], []
+    library.run(TEXT, voice), server.run(TEXT, "v1")  # warm both
+    for _ in range(runs):
+        lib.append(library.run(TEXT, voice))
+        srv.append(server.run(TEXT, "v1"))
+    assert lib[0].audio_seconds == srv[0].audio_seconds, "both sides must make the same audio"
+    return {"library": _summary(lib), "server": _summary(srv)}
+
+
+def streaming(server: Server, runs: int) -> dict:
+    words = [w if i == 0 else " " + w for i, w in enumerate(" ".join(SENTENCES).split(" "))]
+    mark = len(SENTENCES[0].split(" ")) - 1  # the word that ends the first sentence
+    after_mark, one_shot = [], []
+    for _ in range(runs):
+        run, marked = server.stream(words, LLM_GAP, mark)
+        after_mark.append(run.ttfa - marked)
+        one_shot.append(server.run(SENTENCES[0], "v1").ttfa)
+    return {
+        "stream_first_audio_after_sentence": _median(after_mark),
+        "one_shot_ttfa_first_sentence": _median(one_shot),
+        "llm_gap": LLM_GAP,
+    }
+
+
+def voices(library: Library, server: Server, prompt: Path, runs: int) -> dict:
+    encoded_before = server.count("Encoded voice")
+    hits = []
+    for index in range(2 * runs):
+        hits.append(server.run(SENTENCES[0], f"v{index % 2 + 1}").ttfa)
+    alternating_encodes = server.count("Encoded voice") - encoded_before
+    first_encode = server.run(SENTENCES[0], "v3").ttfa  # never encoded yet: evicts one
+    from_state = []
+    for index in range(runs):  # v1, v2, v3 through a 2-entry LRU: every request a miss
+        from_state.append(server.run(SENTENCES[0], f"v{index % 3 + 1}").ttfa)
+    third_voice_encodes = server.count("Encoded voice") - encoded_before - 1
+    encode = []
+    for _ in range(runs):
+        started = time.monotonic()
+        library.model.get_state_for_audio_prompt(prompt)
+        encode.append(time.monotonic() - started)
+    return {
+        "library_encode_10s_prompt": _median(encode),
+        "ttfa_hit": _median(hits),
+        "ttfa_first_encode": first_encode,
+        "ttfa_from_saved_state": _median(from_state),
+        "encodes_alternating_two_voices": alternating_encodes,
+        "encodes_cycling_three_voices_after_first": third_voice_encodes,
+    }
+
+
+def encode_threads(library: Library, prompt: Path, runs: int) -> dict:
+    times: dict[int, list[float]] = {1: [], 2: []}
+    for _ in range(runs):
+        for threads in (1, 2):
+            torch.set_num_threads(threads)
+            started = time.monotonic()
+            library.model.get_state_for_audio_prompt(prompt)
+            times[threads].append(time.monotonic() - started)
+    torch.set_num_threads(1)
+    return {f"encode_{n}_threads": _median(t) for n, t in times.items()}
+
+
+def quantize(fp32: Server, int8: Server, runs: int) -> dict:
+    a, b = [], []
+    fp32.run(TEXT, "v1"), int8.run(TEXT, "v1")
+    for _ in range(runs):
+        a.append(fp32.run(TEXT, "v1"))
+        b.append(int8.run(TEXT, "v1"))
+    return {"fp32": _summary(a), "int8": _summary(b)}
+
+
+def memory(server: Server, config: Path, prompts: list[Path], requests: int) -> dict:
+    """RSS of a freshly started server and of pocket-tts alone after the same requests."""
+    for index in range(requests):
+        server.run(TEXT, f"v{index % len(prompts) + 1}")
+    command = [sys.executable, "-m", "bench.library_rss", str(config), str(requests), TEXT]
+    command += map(str, prompts)
+    library = float(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
+    return {"server_rss_mib": server.rss_mib(), "library_rss_mib": library, "requests": requests}
+
+
+def run(quick: bool, runs: int, root: Path) -> dict[str, Any]:
+    model = build_tiny_model(root / "model", size="tiny" if quick else "full", eos=False)
+    seconds = 3.0 if quick else 10.0
+    prompts = [write_voice_wav(root / f"v{i}.wav", seconds, seed=i) for i in (1, 2, 3)]
+    base = ["--model-config", str(model.config_path), "--voice-cache-size", "2", "--debug"]
+    for index, prompt in enumerate(prompts, 1):
+        base += ["--voice", f"v{index}={prompt}"]
+    data = ["--data-dir", str(root / "data")]
+    results: dict[str, Any] = {"size": "tiny" if quick else "full", "runs": runs}
+    results["prompt_seconds"] = seconds
+    library = Library(model.config_path)
+    cold = Server([*base, *data], root / "cold.log")
+    results["startup"] = {"cold_seconds": cold.startup}
+    results["library_vs_server"] = library_vs_server(library, cold, prompts[0], runs)
+    results["streaming"] = streaming(cold, runs)
+    results["voices"] = voices(library, cold, prompts[0], runs)
+    cold.stop()
+    warm = Server([*base, *data], root / "warm.log")
+    results["startup"]["warm_seconds"] = warm.startup
+    results["startup"]["warm_encodes"] = warm.count("Encoded voice")
+    results["memory"] = memory(warm, model.config_path, prompts[:2], runs)
+    int8 = Server([*base, "--quantize", "--data-dir", str(root / "data8")], root / "int8.log")
+    results["quantize"] = quantize(warm, int8, runs)
+    warm.stop()
+    int8.stop()
+    results["encode_threads"] = encode_threads(library, prompts[0], runs)
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="script/bench", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="tiny model, smoke test only")
+    parser.add_argument("--runs", type=int, default=None, help="runs per side (default 5, quick 2)")
+    parser.add_argument("--json", type=Path, help="also write the raw figures here")
+    parser.add_argument("--markdown", type=Path, help="also write the table here")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.ERROR)  # pocket-tts warns on every EOS-less generation
+    runs = args.runs or (2 if args.quick else 5)
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="pocket-bench-") as tmp:
+        results = run(args.quick, runs, Path(tmp))
+    results["bench_seconds"] = time.monotonic() - started
+    from .report import render
+
+    table = render(results)
+    print(table)
+    if args.markdown:
+        args.markdown.write_text(table)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()
