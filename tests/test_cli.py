@@ -56,6 +56,8 @@ def test_builtin_languages_listed_without_importing_torch() -> None:
         (["--voice-cache-size", "0"], "must be at least 1"),
         (["--uri", "http://x:1"], "expected tcp://HOST:PORT"),
         (["--uri", "tcp://localhost"], "expected tcp://HOST:PORT"),
+        (["--uri", "unix:///tmp/x.sock", "--zeroconf"], "--zeroconf needs a tcp:// --uri"),
+        (["--voices-dir", "/nonexistent/voices"], "no such folder"),
     ],
 )
 def test_bad_flags_exit_2_with_one_line(argv: list[str], message: str) -> None:
@@ -106,3 +108,10 @@ def test_catalog_never_resolves_unknown_names_to_anything_but_the_default() -> N
         None,
     ]:
         assert catalog.resolve(hostile) == catalog.default
+
+
+def test_zeroconf_flag() -> None:
+    assert parse_settings([]).zeroconf_name is None
+    assert parse_settings(["--zeroconf"]).zeroconf_name == "pocket-tts"
+    named = parse_settings(["--zeroconf", "kitchen", "--zeroconf-host", "192.168.1.5"])
+    assert (named.zeroconf_name, named.zeroconf_host) == ("kitchen", "192.168.1.5")

@@ -112,6 +112,11 @@ def test_engine_failure_is_reported_and_server_keeps_serving(
         reply = asyncio.run(synthesize(server.port, "Hello.", voice="fragile"))
         assert reply.types[0] == AUDIO_START and reply.types[-1] == AUDIO_STOP
         assert [error.code for error in reply.errors] == ["synthesis-failed"]
+        installed = {v.name: v.installed for v in asyncio.run(describe(server.port)).tts[0].voices}
+        assert installed == {"a": True, "fragile": False}
+        # Until the file changes, asking for it gets the default voice instead of an error.
+        fallback = asyncio.run(synthesize(server.port, "Hello.", voice="fragile"))
+        assert fallback.audio and not fallback.errors
         assert asyncio.run(synthesize(server.port, "Hello.", voice="a")).audio
         assert server.stop() == 0
 
