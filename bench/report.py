@@ -35,7 +35,7 @@ def render(r: dict[str, Any]) -> str:
         "| measure | pocket-tts / baseline | server / variant | ratio | target | met |",
         "| --- | --- | --- | --- | --- | --- |",
         _row(
-            "time to first audio",
+            f"time to first audio ({r['library_vs_server']['ttfa_runs']} runs per side)",
             f"{_ms(lib['ttfa_median'])} ({_ms(lib['ttfa_min'])}-{_ms(lib['ttfa_max'])})",
             f"{_ms(srv['ttfa_median'])} ({_ms(srv['ttfa_min'])}-{_ms(srv['ttfa_max'])})",
             f"{ttfa_ratio:.3f} ({ttfa_delta * 1000:+.0f} ms)",

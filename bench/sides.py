@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -52,6 +53,18 @@ class Library:
             self._states[voice] = self.model.get_state_for_audio_prompt(voice)
         return self._states[voice]
 
+    def first_audio(self, text: str, voice: Path) -> float:
+        """Seconds to the first audio chunk; generation is then stopped, as on a hang-up."""
+        state, stop = self.state(voice), threading.Event()
+        started = time.monotonic()
+        stream = self.model.generate_audio_stream(state, text, stop=stop)
+        next(stream)
+        elapsed = time.monotonic() - started
+        stop.set()
+        for _ in stream:
+            pass
+        return elapsed
+
     def run(self, text: str, voice: Path) -> Run:
         state = self.state(voice)
         started = time.monotonic()
@@ -76,6 +89,18 @@ class Server:
 
     def run(self, text: str, voice: str | None = None) -> Run:
         return asyncio.run(self._run(text, voice))
+
+    def first_audio(self, text: str, voice: str) -> float:
+        """Seconds to the first audio chunk; then the client hangs up, which stops generation."""
+        return asyncio.run(self._first_audio(text, voice))
+
+    async def _first_audio(self, text: str, voice: str) -> float:
+        async with AsyncTcpClient("127.0.0.1", self.process.port) as client:
+            request = Synthesize(text=text, voice=SynthesizeVoice(name=voice))
+            started = time.monotonic()
+            await client.write_event(request.event())
+            reply = await read_until(client, "audio-chunk", timeout=600)
+        return reply.times[-1] - started
 
     async def _run(self, text: str, voice: str | None) -> Run:
         async with AsyncTcpClient("127.0.0.1", self.process.port) as client:
