@@ -20,6 +20,8 @@ from wyoming.client import AsyncTcpClient
 from wyoming.event import Event, async_read_event
 from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop
 
+from wyoming_pocket_tts.handler import MAX_PENDING_REQUESTS
+
 from .conftest import model_args
 from .model_factory import SAMPLES_PER_FRAME, TinyModel, expected_frames, write_voice_wav
 from .support import (
@@ -338,3 +340,30 @@ def test_sigterm_during_synthesis_sends_closing_events(endless_server_factory) -
     assert types[-2:] == [AUDIO_STOP, "synthesize-stopped"]
     assert server.process.wait(timeout=10) == 0
     assert os.path.exists(server.log_path)
+
+
+def test_a_flood_of_requests_is_held_back_not_buffered(
+    tiny_model: TinyModel, voices: dict[str, Path]
+) -> None:
+    """A client pipelining requests without reading gets TCP backpressure, not memory."""
+
+    async def scenario() -> tuple[int, bool]:
+        async with running_server(model_args(tiny_model, voices)) as server:
+            port = server.port or 0
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+            flood = frame({"type": "synthesize", "data": {"text": "Hi."}}) * 2000
+            writer.write(flood)  # not awaited: the server stops reading, so this never drains
+            most = 0
+            for _ in range(50):
+                await asyncio.sleep(0.02)
+                most = max([most, *(h.pending_requests for h in server.connections)])
+            during = await synthesize(port, "Me too.")  # audio, or `busy`: never a hang
+            assert during.types[-1] == AUDIO_STOP
+            writer.transport.abort()
+            await asyncio.sleep(0.5)
+            after = await synthesize(port, "Me too.")
+            return most, bool(after.audio) and not after.errors
+
+    most, served_after = asyncio.run(scenario())
+    assert 1 < most <= MAX_PENDING_REQUESTS
+    assert served_after

@@ -36,6 +36,9 @@ from .text import SentenceSplitter, clean_for_speech
 
 _LOGGER = logging.getLogger(__name__)
 
+MAX_PENDING_REQUESTS = 16
+"""Requests one connection may have unanswered; past this it is not read (TCP backpressure)."""
+
 
 @dataclass(eq=False)
 class _Response:
@@ -80,12 +83,21 @@ class TtsEventHandler(AsyncEventHandler):
         self._idle = asyncio.Event()
         """Set while no response is being written or waiting to be written."""
         self._idle.set()
+        self._room = asyncio.Event()
+        """Set while the connection may send another request."""
+        self._room.set()
         self._audio_writer = asyncio.create_task(self._write_responses(), name="tts audio writer")
+
+    @property
+    def pending_requests(self) -> int:
+        """Requests received on this connection and not yet fully answered."""
+        return len(self._live)
 
     async def run(self) -> None:
         """Read events until the client leaves; malformed input is answered, never fatal."""
         try:
             while True:
+                await self._room.wait()
                 try:
                     event = await self._next_event()
                 except ProtocolError as error:
@@ -101,6 +113,8 @@ class TtsEventHandler(AsyncEventHandler):
                     break
         except (ConnectionError, OSError, asyncio.TimeoutError) as error:
             _LOGGER.debug("Connection lost: %s", error)
+        except Exception:
+            _LOGGER.exception("Closing the connection after an unexpected error")
         finally:
             await self.disconnect()
             self.writer.close()
@@ -226,6 +240,8 @@ class TtsEventHandler(AsyncEventHandler):
         response = _Response(SynthesisJob(voice, asyncio.get_running_loop()), streaming)
         self._live.add(response)
         self._idle.clear()
+        if len(self._live) >= MAX_PENDING_REQUESTS:
+            self._room.clear()
         self._responses.put_nowait(response)
         return response
 
@@ -280,6 +296,7 @@ class TtsEventHandler(AsyncEventHandler):
                     await response.stop_received.wait()
                     await self._write(SynthesizeStopped().event())
                 self._live.discard(response)
+                self._room.set()
                 if not self._live:
                     self._idle.set()
         except (ConnectionError, asyncio.TimeoutError, OSError) as error:

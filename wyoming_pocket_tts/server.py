@@ -48,6 +48,11 @@ class TtsServer:
         address = self._server.sockets[0].getsockname()
         return address[1] if isinstance(address, tuple) else None
 
+    @property
+    def connections(self) -> list[TtsEventHandler]:
+        """The handlers of the open connections."""
+        return list(self._handlers.values())
+
     async def start(self) -> None:
         """Start loading the model and open the port; requests queue behind the warm-up."""
         self.engine.start()
