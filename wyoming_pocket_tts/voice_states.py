@@ -22,7 +22,7 @@ from .lru import LruCache
 from .prompt_audio import read_prompt
 from .settings import VoiceSpec
 from .state_store import VoiceStateStore
-from .voice_folder import AUDIO_SUFFIXES
+from .voice_folder import AUDIO_SUFFIXES, file_version
 from .voices import VoiceKind, voice_kind
 
 if TYPE_CHECKING:
@@ -58,23 +58,24 @@ class VoiceKey:
 
 
 class FileFingerprints:
-    """Content hashes of files, recomputed only when size or modification time change."""
+    """Content hashes of files, recomputed only when `file_version` (size, mtime) changes."""
 
     def __init__(self) -> None:
-        self._known: dict[Path, tuple[int, int, str]] = {}
+        self._known: dict[Path, tuple[object, str]] = {}
 
     def __call__(self, path: Path) -> str:
-        stat = path.stat()
+        version = file_version(path)
+        if version is None:
+            raise FileNotFoundError(f"voice file {path} does not exist")
         known = self._known.get(path)
-        if known is not None and known[:2] == (stat.st_size, stat.st_mtime_ns):
-            return known[2]
+        if known is not None and known[0] == version:
+            return known[1]
         digest = hashlib.sha256()
         with path.open("rb") as file:
             for block in iter(lambda: file.read(1 << 20), b""):
                 digest.update(block)
-        fingerprint = digest.hexdigest()
-        self._known[path] = (stat.st_size, stat.st_mtime_ns, fingerprint)
-        return fingerprint
+        self._known[path] = (version, digest.hexdigest())
+        return digest.hexdigest()
 
 
 @contextlib.contextmanager
