@@ -8,7 +8,7 @@ import pytest
 
 from wyoming_pocket_tts.cli import builtin_languages, parse_settings
 from wyoming_pocket_tts.settings import VoiceSpec
-from wyoming_pocket_tts.voices import VoiceCatalog, language_code, parse_voice_arg
+from wyoming_pocket_tts.voices.catalog import VoiceCatalog, language_code, parse_voice_arg
 
 
 def test_defaults() -> None:

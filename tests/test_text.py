@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wyoming_pocket_tts.text import SentenceSplitter, clean_for_speech
+from wyoming_pocket_tts.text.cleanup import clean_for_speech
+from wyoming_pocket_tts.text.sentences import SentenceSplitter
 
 
 @pytest.mark.parametrize(

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from .cli import parse_settings
-from .voice_folder import VoiceFolder
+from .voices.folder import VoiceFolder
 
 _LOGGER = logging.getLogger(__name__)
 

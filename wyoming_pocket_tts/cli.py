@@ -12,7 +12,7 @@ from urllib.parse import urlparse
 
 from . import __version__
 from .settings import EngineSettings, ModelSettings, ServerSettings, VoiceSpec
-from .voices import VoiceKind, parse_voice_arg, voice_kind
+from .voices.catalog import VoiceKind, parse_voice_arg, voice_kind
 
 DEFAULT_URI = "tcp://0.0.0.0:10200"
 

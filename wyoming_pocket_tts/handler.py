@@ -27,12 +27,13 @@ from wyoming.tts import (
     SynthesizeStopped,
 )
 
-from .engine import EngineBusy
-from .job import JobError, SynthesisJob
+from .engine.job import JobError, SynthesisJob
+from .engine.worker import EngineBusy
 from .protocol import ProtocolError, read_event
 from .service import Service
 from .settings import CHANNELS, SAMPLE_RATE, SAMPLE_WIDTH
-from .text import SentenceSplitter, clean_for_speech
+from .text.cleanup import clean_for_speech
+from .text.sentences import SentenceSplitter
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -16,10 +16,10 @@ from wyoming.event import async_write_event
 
 from . import discovery
 from .cli import Settings
-from .engine import Engine
+from .engine.worker import Engine
 from .handler import TtsEventHandler
 from .service import Service
-from .voices import VoiceCatalog, default_voice, language_code
+from .voices.catalog import VoiceCatalog, default_voice, language_code
 
 if TYPE_CHECKING:
     from zeroconf.asyncio import AsyncZeroconf

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 
 from wyoming.info import Info
 
-from .engine import Engine
+from .engine.worker import Engine
 from .info import build_info
 from .settings import ServerSettings
-from .voices import VoiceCatalog
+from .voices.catalog import VoiceCatalog
 
 
 @dataclass

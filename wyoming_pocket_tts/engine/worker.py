@@ -13,12 +13,12 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from .audio import to_pcm16
+from ..audio import to_pcm16
+from ..settings import EngineSettings
+from ..voices.catalog import VoiceCatalog
+from ..voices.states import VoiceStates
+from ..voices.store import VoiceStateStore, model_identity
 from .job import JobError, StreamStalled, SynthesisJob
-from .settings import EngineSettings
-from .state_store import VoiceStateStore, model_identity
-from .voice_states import VoiceStates
-from .voices import VoiceCatalog
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel

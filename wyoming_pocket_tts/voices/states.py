@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..settings import VoiceSpec
+from .catalog import VoiceKind, voice_kind
+from .folder import AUDIO_SUFFIXES, file_version
 from .lru import LruCache
 from .prompt_audio import read_prompt
-from .settings import VoiceSpec
-from .state_store import VoiceStateStore
-from .voice_folder import AUDIO_SUFFIXES, file_version
-from .voices import VoiceKind, voice_kind
+from .store import VoiceStateStore
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel

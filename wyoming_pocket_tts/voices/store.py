@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from .settings import ModelSettings
+from ..settings import ModelSettings
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel

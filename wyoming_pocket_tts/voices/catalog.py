@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from enum import Enum
 from pathlib import Path
 
-from .settings import ModelSettings, VoiceSpec
-from .voice_folder import VoiceFolder, file_version
+from ..settings import ModelSettings, VoiceSpec
+from .folder import VoiceFolder, file_version
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""Turn streamed LLM replies into clean, speakable sentences.
+"""Clean text for speech: no markup, emoji or symbols a TTS must not read out.
 
 `clean_for_speech` strips what a TTS must not read out: markdown syntax, HTML, emoji and
 other symbols. Choices: fenced code blocks are dropped (code read aloud is noise), inline
@@ -6,20 +6,15 @@ code keeps its content, links keep their text, images are dropped, bare URLs are
 their host name ("example.com"), list markers (bullets and "1." numbers) are dropped, and
 list items, headings, table rows and paragraphs get a closing "." so they are spoken as
 separate phrases. The result never contains line breaks.
-
-`SentenceSplitter` feeds raw pieces to `sentence_stream.SentenceBoundaryDetector` and cleans
-each detected sentence, so markup split across pieces is still removed.
 """
 
 import re
 import unicodedata
-from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 import emoji
-from sentence_stream import SentenceBoundaryDetector
 
-_FENCE_RE = re.compile(r"`{3,}")
+FENCE_RE = re.compile(r"`{3,}")
 _HTML_COMMENT_RE = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
 _AUTOLINK_RE = re.compile(r"<((?:https?|ftp|mailto):[^<>\s]+)>", re.IGNORECASE)
 _IMAGE_RE = re.compile(r"!\[[^\[\]]*\]\([^()\s]*(?:\s+\"[^\"]*\")?\)")
@@ -47,8 +42,7 @@ _DROPPED_CATEGORIES = frozenset({"So", "Sk", "Sm", "Co", "Cn", "Cs", "Cc", "Cf",
 _KEPT_SYMBOLS = frozenset("+<=>~|°±×÷\t\n\r\u200c\u200d")  # noqa: RUF001
 _MAX_PASSES = 4
 
-_ASTERISK_STANDIN = "\ufdd0"
-_FENCE = "```"
+FENCE = "```"
 
 
 def clean_for_speech(text: str) -> str:
@@ -78,7 +72,7 @@ def _clean_once(text: str) -> str:
 
 def _drop_code_blocks(text: str) -> str:
     """Keep only the text outside ``` fences; an unclosed fence runs to the end."""
-    return "\n".join(_FENCE_RE.split(text)[::2])
+    return "\n".join(FENCE_RE.split(text)[::2])
 
 
 def _strip_links_and_html(text: str) -> str:
@@ -155,48 +149,3 @@ def _end_blocks(lines: list[tuple[str, bool]]) -> str:
             line += "."
         out.append(line)
     return "\n".join(out)
-
-
-class SentenceSplitter:
-    """Incremental splitter: feed text pieces, get complete sentences as soon as they are known.
-
-    `sentence_stream` only ends a sentence once the next one is visible (whitespace and a
-    capital or uncased letter (CJK, Arabic...) or a numbered list item after the stop), or at
-    `finish`; CJK full stops end a sentence when any further character arrives.
-    """
-
-    def __init__(self, clean: bool = True) -> None:
-        self._clean = clean
-        self._detector = SentenceBoundaryDetector()
-        self._in_code = False
-
-    def add(self, piece: str) -> list[str]:
-        """Add a piece of the stream; return the sentences it completed."""
-        return self._prepare(self._detector.add_chunk(_protect(piece)))
-
-    def finish(self) -> list[str]:
-        """End the stream; return what is left as a last sentence (if anything speakable)."""
-        sentences = self._prepare([self._detector.finish()])
-        self._in_code = False
-        return sentences
-
-    def _prepare(self, raw_sentences: Iterable[str]) -> list[str]:
-        sentences = (self._prepare_one(_restore(raw)) for raw in raw_sentences)
-        return [sentence for sentence in sentences if sentence]
-
-    def _prepare_one(self, sentence: str) -> str:
-        if not self._clean:
-            return sentence.strip()
-        if self._in_code:
-            sentence = _FENCE + sentence
-        self._in_code = len(_FENCE_RE.findall(sentence)) % 2 == 1
-        return clean_for_speech(sentence)
-
-
-def _protect(text: str) -> str:
-    """Hide `*` from the detector: its own asterisk removal turns "5*3 and 2*4" into "53 and 24"."""
-    return text.replace("*", _ASTERISK_STANDIN)
-
-
-def _restore(text: str) -> str:
-    return text.replace(_ASTERISK_STANDIN, "*")

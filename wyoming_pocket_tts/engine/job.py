@@ -13,7 +13,7 @@ import queue
 import threading
 from dataclasses import dataclass
 
-from .settings import VoiceSpec
+from ..settings import VoiceSpec
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import logging
 import os
 from pathlib import Path
 
-from .settings import VoiceSpec
+from ..settings import VoiceSpec
 
 _LOGGER = logging.getLogger(__name__)
 

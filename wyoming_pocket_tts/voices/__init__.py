@@ -1,0 +1,1 @@
+"""The household's voices: the catalog, voices folders, encoded states and their store."""
