@@ -3,7 +3,12 @@
 Events are read and answered as they come; audio is written by a separate task that plays the
 connection's responses in order, so the connection keeps reading (streamed text, `describe`) while
 audio flows. Every request ends with its closing event (`audio-stop`, and `synthesize-stopped` for a
-stream), even after an error. A client that goes away cancels its work on the engine.
+stream), even after an error.
+
+End of input means "no more requests": what was asked is answered, then the server hangs up. A
+client that resets the connection or stops reading for `write_timeout` is gone: its work leaves the
+engine at once. A connection with no audio due may stay silent for `idle_timeout`; an open stream
+may go `stream_timeout` without text.
 """
 
 from __future__ import annotations
@@ -27,18 +32,25 @@ from wyoming.tts import (
     SynthesizeStopped,
 )
 
-from .engine.job import JobError, SynthesisJob
-from .engine.worker import EngineBusy
+from .engine.job import JobError, Outbox, SynthesisJob
+from .engine.scheduler import SHUTDOWN, EngineBusy
 from .protocol import ProtocolError, read_event
 from .service import Service
 from .settings import CHANNELS, SAMPLE_RATE, SAMPLE_WIDTH
 from .text.cleanup import clean_for_speech
-from .text.sentences import SentenceSplitter
+from .text.sentences import SentenceSplitter, ends_sentence
 
 _LOGGER = logging.getLogger(__name__)
 
 MAX_PENDING_REQUESTS = 16
 """Requests one connection may have unanswered; past this it is not read (TCP backpressure)."""
+
+WRITER_EXIT_TIMEOUT = 1.0
+"""Seconds a cancelled audio writer gets to finish before the connection is dropped anyway."""
+
+
+class _Quiet(Exception):
+    """The client said nothing for longer than it may."""
 
 
 @dataclass(eq=False)
@@ -51,13 +63,8 @@ class _Response:
     """Reported after the audio, just before `audio-stop`."""
     stop_received: asyncio.Event = field(default_factory=asyncio.Event)
     """For a stream: `synthesize-stopped` may only follow the client's `synthesize-stop`."""
-    audio_done: bool = False
-    """The engine has nothing more to send for it."""
-
-    @property
-    def generating(self) -> bool:
-        """The engine holds this request: its audio may still come."""
-        return self.job.submitted and not self.audio_done
+    notice: Error | None = None
+    """Not a request: an error to send, followed by `synthesize-stopped`, in its turn."""
 
 
 @dataclass(eq=False)
@@ -67,6 +74,8 @@ class _Stream:
     response: _Response
     splitter: SentenceSplitter
     chars: int = 0
+    last_text: float = 0.0
+    """Loop time of the last text (or the start): the stream timeout counts from here."""
 
 
 class TtsEventHandler(AsyncEventHandler):
@@ -78,14 +87,18 @@ class TtsEventHandler(AsyncEventHandler):
         super().__init__(reader, writer)
         self._service = service
         self._settings = service.settings
+        self._scheduler = service.engine.scheduler
+        self._loop = asyncio.get_running_loop()
+        self._outbox = Outbox()
         self._responses: asyncio.Queue[_Response] = asyncio.Queue()
         self._live: set[_Response] = set()
         self._stream: _Stream | None = None
+        self._last_activity = self._loop.time()
         self._idle = asyncio.Event()
         """Set while no response is being written or waiting to be written."""
         self._idle.set()
         self._room = asyncio.Event()
-        """Set while the connection may send another request."""
+        """Set while the connection may send another request (or the writer has stopped)."""
         self._room.set()
         self._audio_writer = asyncio.create_task(self._write_responses(), name="tts audio writer")
 
@@ -94,61 +107,114 @@ class TtsEventHandler(AsyncEventHandler):
         """Requests received on this connection and not yet fully answered."""
         return len(self._live)
 
+    @property
+    def buffered_audio(self) -> int:
+        """Bytes of audio generated for this connection and not yet written to it."""
+        return self._outbox.bytes
+
     async def run(self) -> None:
-        """Read events until the client leaves; malformed input is answered, never fatal."""
+        """Read events until the end of input, answer what was asked, then hang up."""
         try:
-            while True:
-                await self._room.wait()
-                try:
-                    event = await self._next_event()
-                except ProtocolError as error:
-                    _LOGGER.warning("Bad input from client: %s", error)
-                    await self._send_error("bad-event", str(error))
-                    if error.in_step:
-                        continue
-                    break
-                except asyncio.TimeoutError:
-                    _LOGGER.debug("Closing idle connection")
-                    break
-                if event is None or not await self.handle_event(event):
-                    break
+            if await self._read_events():
+                await self._answer_the_rest()
         except (ConnectionError, OSError, asyncio.TimeoutError) as error:
             _LOGGER.debug("Connection lost: %s", error)
+        except _Quiet as quiet:
+            _LOGGER.debug("Closing the connection: %s", quiet)
         except Exception:
             _LOGGER.exception("Closing the connection after an unexpected error")
         finally:
             await self.disconnect()
-            self.writer.close()
+
+    async def _read_events(self) -> bool:
+        """Handle events; True at the end of input, False when the connection should close."""
+        while True:
+            await self._room.wait()
+            if self._audio_writer.done():
+                return False
+            try:
+                event = await self._next_event()
+            except ProtocolError as error:
+                _LOGGER.warning("Bad input from client: %s", error)
+                await self._send_error("bad-event", str(error))
+                if error.in_step:
+                    continue
+                return False
+            if event is None:
+                return True
+            self._last_activity = self._loop.time()
+            if not await self.handle_event(event):
+                return False
 
     async def _next_event(self) -> Event | None:
-        """The next event; a client silent for `idle_timeout` while no audio is due is gone."""
-        if any(response.generating for response in self._live):
-            return await read_event(self.reader)
-        return await asyncio.wait_for(read_event(self.reader), self._settings.idle_timeout)
+        """The next event, while watching the idle and stream timeouts and the audio writer."""
+        read = asyncio.ensure_future(read_event(self.reader))
+        try:
+            while True:
+                await asyncio.wait(
+                    {read, self._audio_writer},
+                    timeout=self._check_timeouts(),
+                    return_when=asyncio.FIRST_COMPLETED,
+                )
+                if read.done():
+                    return read.result()
+                if self._audio_writer.done():
+                    raise ConnectionError("the client stopped receiving audio")
+        finally:
+            read.cancel()
+
+    def _check_timeouts(self) -> float:
+        """Apply the timeout that holds now; return how long to wait before checking again."""
+        now = self._loop.time()
+        stream = self._stream
+        if stream is not None:
+            left = stream.last_text + self._settings.stream_timeout - now
+            if left <= 0:
+                _LOGGER.warning(
+                    "Ending a stream that sent no text for %.0f s", now - stream.last_text
+                )
+                self._end_stream(stream, JobError("stream-timeout", "No text came for too long"))
+                return self._settings.idle_timeout
+            return left
+        if self._live:  # audio is due: the write timeout watches the client
+            return min(1.0, self._settings.idle_timeout)
+        left = self._last_activity + self._settings.idle_timeout - now
+        if left <= 0:
+            raise _Quiet(f"idle for {now - self._last_activity:.0f} s")
+        return left
+
+    async def _answer_the_rest(self) -> None:
+        """End of input: finish an open stream and write every answer still due."""
+        if self._stream is not None:
+            self._end_stream(self._stream)
+        idle = asyncio.ensure_future(self._idle.wait())
+        try:
+            await asyncio.wait({idle, self._audio_writer}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            idle.cancel()
 
     async def close_gracefully(self, grace: float) -> None:
         """Server shutdown: end every request with its closing events, then hang up."""
         for response in self._live:
-            if not response.job.submitted:
-                response.job.finish_unsubmitted()
+            self._scheduler.cancel(response.job, SHUTDOWN)
             response.stop_received.set()
         self._stream = None
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(self._idle.wait(), grace)
-        await self.stop()
+        await self.disconnect()
 
     async def handle_event(self, event: Event) -> bool:
         if Describe.is_type(event.type):
             await self._write(self._service.info().event())
             return True
         if SynthesizeStart.is_type(event.type):
-            await self._start_stream(event.data)
+            self._start_stream(event.data)
             return True
         if SynthesizeChunk.is_type(event.type):
             await self._stream_chunk(event.data)
             return True
         if SynthesizeStop.is_type(event.type):
-            await self._stop_stream()
+            self._stop_stream()
             return True
         if Synthesize.is_type(event.type):
             if self._stream is not None:
@@ -161,12 +227,13 @@ class TtsEventHandler(AsyncEventHandler):
         return True
 
     async def disconnect(self) -> None:
-        """The client is gone: stop generating for it and drop what it queued."""
+        """The client is gone: stop generating for it, drop what it queued, hang up."""
         for response in self._live:
-            response.job.cancel()
+            self._scheduler.cancel(response.job)
+        self.writer.close()
         self._audio_writer.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._audio_writer
+        # Bounded: a cancelled write may not notice at once, and the slot must come back.
+        await asyncio.wait({self._audio_writer}, timeout=WRITER_EXIT_TIMEOUT)
 
     # Requests.
 
@@ -176,26 +243,28 @@ class TtsEventHandler(AsyncEventHandler):
         if not isinstance(raw, str):
             self._fail(response, JobError("bad-request", "synthesize needs a text string"))
             return
-        text: str = raw
-        if len(text) > self._settings.max_text_chars:
-            self._fail(response, self._too_long(len(text)))
+        if len(raw) > self._settings.max_text_chars:
+            # Speak the whole sentences that fit, then say why the rest is missing.
+            splitter = self._splitter()
+            fitting = await asyncio.to_thread(
+                _whole_sentences, splitter, raw[: self._settings.max_text_chars]
+            )
+            response.error = self._too_long(len(raw))
+            for sentence in fitting:
+                self._speak(response, sentence)
+            self._scheduler.close(response.job)
             return
-        if self._settings.clean_text:
-            # Milliseconds of regular expressions for a long text: not on the loop.
-            text = await asyncio.to_thread(clean_for_speech, text)
-        if not text.strip():
-            response.job.finish_unsubmitted()
-            return
-        response.job.add_text(text)
-        response.job.close()
-        self._submit(response)
+        text = await asyncio.to_thread(self._prepare, raw)
+        if text.strip():
+            self._speak(response, text)
+        self._scheduler.close(response.job)
 
-    async def _start_stream(self, data: dict[str, Any]) -> None:
+    def _start_stream(self, data: dict[str, Any]) -> None:
         if self._stream is not None:
             _LOGGER.warning("synthesize-start while a stream is open: closing the previous one")
-            await self._finish_stream(self._stream)
+            self._end_stream(self._stream)
         response = self._new_response(data, streaming=True)
-        self._stream = _Stream(response, SentenceSplitter(clean=self._settings.clean_text))
+        self._stream = _Stream(response, self._splitter(), last_text=self._loop.time())
 
     async def _stream_chunk(self, data: dict[str, Any]) -> None:
         stream, text = self._stream, data.get("text")
@@ -205,72 +274,96 @@ class TtsEventHandler(AsyncEventHandler):
         if not isinstance(text, str):
             await self._send_error("bad-request", "synthesize-chunk needs a text string")
             return
-        if stream.response.error is not None:
-            return  # the stream has failed; its closing events follow synthesize-stop
+        stream.last_text = self._loop.time()
+        response = stream.response
+        if response.error is not None:
+            return  # the stream has failed or is full; its closing events follow synthesize-stop
+        room = self._settings.max_text_chars - stream.chars
         stream.chars += len(text)
-        if stream.chars > self._settings.max_text_chars:
-            self._fail(stream.response, self._too_long(stream.chars))
+        if len(text) > room:
+            # Keep what was accepted, spoken up to its last whole sentence; take no more text.
+            response.error = self._too_long(stream.chars)
+            sentences = await asyncio.to_thread(_whole_sentences, stream.splitter, text[:room])
+            for sentence in sentences:
+                self._speak(response, sentence)
+            self._scheduler.close(response.job)
             return
         for sentence in await asyncio.to_thread(stream.splitter.add, text):
-            self._speak(stream.response, sentence)
+            self._speak(response, sentence)
 
-    async def _stop_stream(self) -> None:
+    def _stop_stream(self) -> None:
         stream = self._stream
         if stream is None:
-            await self._send_error("no-stream", "synthesize-stop without synthesize-start")
-            await self._write(SynthesizeStopped().event())
+            # Answered in turn, after the audio of earlier requests on this connection.
+            notice = Error(text="synthesize-stop without synthesize-start", code="no-stream")
+            response = _Response(
+                SynthesisJob(self._service.catalog.default, self._loop, self._outbox),
+                streaming=True,
+                notice=notice,
+            )
+            self._queue(response)
             return
-        await self._finish_stream(stream)
+        self._end_stream(stream)
 
-    async def _finish_stream(self, stream: _Stream) -> None:
+    def _end_stream(self, stream: _Stream, error: JobError | None = None) -> None:
+        """No more text for this stream: speak what it has, then its closing events."""
         self._stream = None
         response = stream.response
         if response.error is None:
-            for sentence in await asyncio.to_thread(stream.splitter.finish):
+            response.error = error
+            # Small and bounded by max_text_chars: fine on the loop.
+            for sentence in stream.splitter.finish():
                 self._speak(response, sentence)
-            if response.job.submitted:
-                response.job.close()
-            else:
-                response.job.finish_unsubmitted()
+        self._scheduler.close(response.job)
         response.stop_received.set()
 
     # Helpers.
 
+    def _prepare(self, text: str) -> str:
+        """One-shot text as the model should read it."""
+        return clean_for_speech(text) if self._settings.clean_text else text
+
+    def _splitter(self) -> SentenceSplitter:
+        return SentenceSplitter(clean=self._settings.clean_text)
+
     def _new_response(self, data: dict[str, Any], streaming: bool) -> _Response:
         voice = self._service.catalog.resolve(_voice_name(data))
-        response = _Response(SynthesisJob(voice, asyncio.get_running_loop()), streaming)
+        response = _Response(SynthesisJob(voice, self._loop, self._outbox), streaming)
+        self._queue(response)
+        return response
+
+    def _queue(self, response: _Response) -> None:
         self._live.add(response)
         self._idle.clear()
         if len(self._live) >= MAX_PENDING_REQUESTS:
             self._room.clear()
         self._responses.put_nowait(response)
-        return response
 
     def _speak(self, response: _Response, sentence: str) -> None:
-        """Hand a complete sentence to the engine; the first one queues the request."""
-        if response.error is not None:
+        """Hand a complete sentence to the engine; the first one admits the request."""
+        job = response.job
+        if job.stop.is_set():
             return
-        response.job.add_text(sentence)
-        if not response.job.submitted:
-            self._submit(response)
-
-    def _submit(self, response: _Response) -> None:
-        try:
-            self._service.engine.submit(response.job)
-        except EngineBusy as error:
-            _LOGGER.warning("Refusing request: %s", error)
-            self._fail(response, JobError("busy", f"Server busy: {error}"))
+        if not job.admitted:
+            try:
+                self._scheduler.admit(job)
+            except EngineBusy as error:
+                _LOGGER.warning("Refusing request: %s", error)
+                self._fail(response, JobError("busy", f"Server busy: {error}"))
+                return
+        self._scheduler.add_text(job, sentence)
 
     def _fail(self, response: _Response, error: JobError) -> None:
+        """End a request now, with `error` instead of (the rest of) its audio."""
         response.error = error
-        if response.job.submitted:
-            response.job.cancel()
-        else:
-            response.job.finish_unsubmitted()
+        self._scheduler.cancel(response.job)
 
     def _too_long(self, length: int) -> JobError:
         limit = self._settings.max_text_chars
-        return JobError("text-too-long", f"Text has {length} characters; the limit is {limit}")
+        return JobError(
+            "text-too-long",
+            f"Text has {length} characters; the limit is {limit}: spoke what fitted",
+        )
 
     async def _send_error(self, code: str, text: str) -> None:
         await self._write(Error(text=text, code=code).event())
@@ -281,13 +374,18 @@ class TtsEventHandler(AsyncEventHandler):
         try:
             while True:
                 response = await self._responses.get()
+                if response.notice is not None:
+                    await self._write(response.notice.event())
+                    await self._write(SynthesizeStopped().event())
+                    self._answered(response)
+                    continue
                 await self._write(AudioStart(**fmt).event())
                 while (item := await response.job.output.get()) is not None:
                     if isinstance(item, bytes):
+                        self._taken(len(item))
                         await self._write(AudioChunk(audio=item, **fmt).event())
                     else:
                         response.error = response.error or item
-                response.audio_done = True
                 if response.error is not None:
                     await self._write(
                         Error(text=response.error.text, code=response.error.code).event()
@@ -296,19 +394,38 @@ class TtsEventHandler(AsyncEventHandler):
                 if response.streaming:
                     await response.stop_received.wait()
                     await self._write(SynthesizeStopped().event())
-                self._live.discard(response)
-                self._room.set()
-                if not self._live:
-                    self._idle.set()
+                self._answered(response)
         except (ConnectionError, asyncio.TimeoutError, OSError) as error:
             _LOGGER.debug("Client stopped receiving audio: %s", error)
             for response in self._live:
-                response.job.cancel()
-            self.writer.close()
+                self._scheduler.cancel(response.job)
+        finally:
+            self._room.set()  # the read loop must not wait for room that will never come
+
+    def _taken(self, size: int) -> None:
+        """Audio left the outbox: wake the engine if this connection was paused."""
+        held = self._outbox.remove(size)
+        if held < self._scheduler.max_buffered <= held + size:
+            self._scheduler.wake()
+
+    def _answered(self, response: _Response) -> None:
+        self._live.discard(response)
+        self._room.set()
+        self._last_activity = self._loop.time()
+        if not self._live:
+            self._idle.set()
 
     async def _write(self, event: Event) -> None:
         """Write one event; a client that stops reading for `write_timeout` is gone."""
         await asyncio.wait_for(self.write_event(event), timeout=self._settings.write_timeout)
+
+
+def _whole_sentences(splitter: SentenceSplitter, text: str) -> list[str]:
+    """The sentences of what is left of a stream plus `text`, without an unfinished last one."""
+    sentences = splitter.add(text) + splitter.finish()
+    if sentences and not ends_sentence(sentences[-1]):
+        sentences.pop()
+    return sentences
 
 
 def _voice_name(data: dict[str, Any]) -> str | None:

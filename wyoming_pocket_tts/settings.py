@@ -48,8 +48,6 @@ class EngineSettings:
     """How many encoded voice states stay in memory (least recently used is evicted)."""
     max_queue: int = 8
     """Requests that may wait for the engine; more are answered with `busy`."""
-    stream_idle_timeout: float = 60.0
-    """Seconds the engine waits for the next sentence of a streamed request before giving up."""
     data_dir: Path | None = None
     """Where voice states are persisted; None keeps nothing on disk."""
 
@@ -68,6 +66,8 @@ class ServerSettings:
     write_timeout: float = 30.0
     """Seconds a client may stop reading audio before it is treated as gone."""
     idle_timeout: float = 300.0
-    """Seconds a connection with nothing in flight may stay silent before it is closed."""
+    """Seconds a connection with no audio due may stay silent before it is closed."""
+    stream_timeout: float = 60.0
+    """Seconds an open stream may go without text before it is ended with `stream-timeout`."""
     max_connections: int = 32
     """Open connections; more are answered with `too-many-connections` and closed."""

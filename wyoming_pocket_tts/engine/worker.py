@@ -1,14 +1,14 @@
-"""The engine: one thread that owns the Pocket-TTS model and does all model work, in arrival order.
+"""The engine: one thread that owns the Pocket-TTS model and does all model work.
 
 Loading the model, encoding voices and generating audio all happen on this thread, so the asyncio
-loop stays free to answer `describe` and stream audio while a long synthesis runs.
+loop stays free to answer `describe` and stream audio while a long synthesis runs. What it speaks
+next is the `Scheduler`'s choice, one piece of text at a time.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import logging
-import queue
 import threading
 import time
 from typing import TYPE_CHECKING
@@ -18,7 +18,8 @@ from ..settings import EngineSettings
 from ..voices.catalog import VoiceCatalog
 from ..voices.states import VoiceStates
 from ..voices.store import VoiceStateStore, model_identity
-from .job import JobError, StreamStalled, SynthesisJob
+from .job import JobError, SynthesisJob
+from .scheduler import Scheduler
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
@@ -26,22 +27,16 @@ if TYPE_CHECKING:
 _LOGGER = logging.getLogger(__name__)
 
 
-class EngineBusy(Exception):
-    """Too many requests are already waiting for the engine."""
-
-
 class Engine:
-    """Runs synthesis jobs one at a time on a dedicated thread."""
+    """Generates speech for every request on one dedicated thread."""
 
     def __init__(self, settings: EngineSettings, catalog: VoiceCatalog) -> None:
         self.settings = settings
         self.ready: concurrent.futures.Future[None] = concurrent.futures.Future()
         """Resolves once the model and the first voices are loaded, or fails with the reason."""
+        self.scheduler = Scheduler(settings.max_queue)
         self._warm_voices = catalog.voices[: settings.voice_cache_size]
         self._failures = catalog.failures
-        self._jobs: queue.Queue[SynthesisJob | None] = queue.Queue()
-        self._current: SynthesisJob | None = None
-        self._stopping = False
         self._voice_states: VoiceStates | None = None
         self._thread = threading.Thread(target=self._run, name="pocket-tts-engine", daemon=True)
 
@@ -51,31 +46,12 @@ class Engine:
         return self._voice_states
 
     def start(self) -> None:
-        """Start the thread; it loads the model and the first voices, then serves jobs."""
+        """Start the thread; it loads the model and the first voices, then serves requests."""
         self._thread.start()
 
-    def submit(self, job: SynthesisJob) -> None:
-        """Queue a job behind those already waiting; called from the event loop only."""
-        if self._jobs.qsize() >= self.settings.max_queue:
-            raise EngineBusy(f"{self._jobs.qsize()} requests are already waiting")
-        job.submitted = True
-        self._jobs.put(job)
-
     def shutdown(self, timeout: float = 5.0) -> None:
-        """Cancel what runs and what waits, then stop the thread."""
-        self._stopping = True  # a job dequeued right now sees this, or is seen as current
-        current = self._current
-        if current is not None:
-            current.cancel()
-        while True:
-            try:
-                job = self._jobs.get_nowait()
-            except queue.Empty:
-                break
-            if job is not None:
-                job.cancel()
-                job.emit(None)
-        self._jobs.put(None)
+        """End every request with an error, stop what runs, then stop the thread."""
+        self.scheduler.stop()
         self._thread.join(timeout)
 
     def _run(self) -> None:
@@ -85,15 +61,13 @@ class Engine:
             self.ready.set_exception(error)
             return
         self.ready.set_result(None)
-        while (job := self._jobs.get()) is not None:
-            self._current = job
-            if self._stopping:
-                job.cancel()
+        while (work := self.scheduler.next()) is not None:
+            job, text = work
+            rest: list[str] = []
             try:
-                self._serve(model, job)
+                rest = self._serve(model, job, text)
             finally:
-                self._current = None
-                job.emit(None)
+                self.scheduler.done(job, rest)
 
     def _load(self) -> TTSModel:
         from pocket_tts import TTSModel  # takes seconds (torch)
@@ -131,9 +105,8 @@ class Engine:
             _LOGGER.warning("Voice states will not be saved (%s): %s", folder, error)
             return None
 
-    def _serve(self, model: TTSModel, job: SynthesisJob) -> None:
-        if job.stop.is_set():
-            return
+    def _serve(self, model: TTSModel, job: SynthesisJob, text: str) -> list[str]:
+        """Speak the first Pocket-TTS chunk of `text`; return the chunks left for later."""
         assert self._voice_states is not None
         try:
             try:
@@ -141,14 +114,15 @@ class Engine:
             except Exception as error:
                 self._failures.record(job.voice, str(error))
                 raise
-            while (text := job.next_text(self.settings.stream_idle_timeout)) is not None:
-                self._speak(model, state, text, job)
-        except StreamStalled as error:
-            _LOGGER.warning("Streamed request abandoned: %s", error)
-            job.emit(JobError("stream-timeout", f"Streamed text stalled: {error}"))
+            first, *rest = _chunks(model, text) or [""]
+            if first:
+                self._speak(model, state, first, job)
+            return rest
         except Exception as error:
             _LOGGER.exception("Synthesis failed")
             job.emit(JobError("synthesis-failed", f"Synthesis failed: {error}"))
+            job.stop.set()
+            return []
 
     def _speak(self, model: TTSModel, state: dict, text: str, job: SynthesisJob) -> None:
         """Generate `text`, emitting audio as pocket-tts decodes it."""
@@ -177,3 +151,23 @@ class Engine:
             samples / model.sample_rate,
             time.monotonic() - started,
         )
+
+
+def _chunks(model: TTSModel, text: str) -> list[str]:
+    """`text` cut the way `generate_audio_stream` cuts it: sentences of at most 50 tokens."""
+    from pocket_tts.default_parameters import MAX_TOKEN_PER_CHUNK
+    from pocket_tts.models.text_chunking import split_into_best_sentences
+
+    try:
+        return split_into_best_sentences(
+            model.flow_lm.conditioner.tokenizer,
+            text,
+            MAX_TOKEN_PER_CHUNK,
+            model.pad_with_spaces_for_short_inputs,
+            remove_semicolons=model.remove_semicolons,
+            append_terminal_punctuation=model.append_terminal_punctuation,
+            capitalize_first_letter=model.capitalize_first_letter,
+            replace_characters=model.replace_characters,
+        )
+    except ValueError:  # nothing left to say once pocket-tts has prepared it
+        return []

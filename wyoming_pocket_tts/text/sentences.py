@@ -56,3 +56,13 @@ def _protect(text: str) -> str:
 
 def _restore(text: str) -> str:
     return text.replace(_ASTERISK_STANDIN, "*")
+
+
+_SENTENCE_END = ".!?…。！？"  # noqa: RUF001 - the full-width marks are meant
+_CLOSERS = "\"'”’)]»」』"  # noqa: RUF001
+
+
+def ends_sentence(text: str) -> bool:
+    """Whether `text` ends with a sentence mark (closing quotes or brackets after it allowed)."""
+    core = text.rstrip().rstrip(_CLOSERS)
+    return bool(core) and core[-1] in _SENTENCE_END
