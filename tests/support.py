@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 import signal
 import socket
@@ -187,9 +188,19 @@ class ServerProcess:
 
 
 @contextlib.asynccontextmanager
-async def running_server(args: Sequence[str]) -> AsyncIterator[TtsServer]:
-    """The real server in this process (to inspect its threads), on 127.0.0.1:<free port>."""
-    server = TtsServer(parse_settings(["--uri", "tcp://127.0.0.1:0", *args]))
+async def running_server(
+    args: Sequence[str], **server_settings: float
+) -> AsyncIterator[TtsServer]:
+    """The real server in this process (to inspect its threads), on 127.0.0.1:<free port>.
+
+    `server_settings` override `ServerSettings` fields that have no flag (the timeouts), so a
+    test of a timeout can make it short.
+    """
+    settings = parse_settings(["--uri", "tcp://127.0.0.1:0", *args])
+    settings = dataclasses.replace(
+        settings, server=dataclasses.replace(settings.server, **server_settings)
+    )
+    server = TtsServer(settings)
     await server.start()
     try:
         await asyncio.wait_for(server.wait_ready(), timeout=120)

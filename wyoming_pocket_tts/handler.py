@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +24,7 @@ from wyoming.audio import AudioChunk, AudioStart, AudioStop
 from wyoming.error import Error
 from wyoming.event import Event
 from wyoming.info import Describe
+from wyoming.ping import Ping
 from wyoming.server import AsyncEventHandler
 from wyoming.tts import (
     Synthesize,
@@ -47,6 +49,9 @@ MAX_PENDING_REQUESTS = 16
 
 WRITER_EXIT_TIMEOUT = 1.0
 """Seconds a cancelled audio writer gets to finish before the connection is dropped anyway."""
+
+PROBE_SECONDS = 0.5
+"""After end of input, how long to watch for the reset a closed client answers a write with."""
 
 
 class _Quiet(Exception):
@@ -184,14 +189,34 @@ class TtsEventHandler(AsyncEventHandler):
         return left
 
     async def _answer_the_rest(self) -> None:
-        """End of input: finish an open stream and write every answer still due."""
+        """End of input: finish an open stream and write every answer still due.
+
+        A client that half-closed (`nc -N`) wants its answers; one that closed the socket is gone,
+        and its queued requests must leave the engine now, not when their audio fails to send.
+        TCP tells them apart only when something is written: a closed socket answers with a reset.
+        """
         if self._stream is not None:
             self._end_stream(self._stream)
+        if not self._live:
+            return
+        if await self._client_closed():
+            raise ConnectionResetError("the client closed the connection")
         idle = asyncio.ensure_future(self._idle.wait())
         try:
             await asyncio.wait({idle, self._audio_writer}, return_when=asyncio.FIRST_COMPLETED)
         finally:
             idle.cancel()
+
+    async def _client_closed(self) -> bool:
+        """Write a `ping` (clients skip events they do not expect) and watch for a reset."""
+        await self._write(Ping().event())
+        sock = self.writer.get_extra_info("socket")
+        deadline = self._loop.time() + PROBE_SECONDS
+        while self._loop.time() < deadline:
+            if self._audio_writer.done() or _socket_error(sock):
+                return True
+            await asyncio.sleep(PROBE_SECONDS / 10)
+        return False
 
     async def close_gracefully(self, grace: float) -> None:
         """Server shutdown: end every request with its closing events, then hang up."""
@@ -245,13 +270,12 @@ class TtsEventHandler(AsyncEventHandler):
             return
         if len(raw) > self._settings.max_text_chars:
             # Speak the whole sentences that fit, then say why the rest is missing.
-            splitter = self._splitter()
             fitting = await asyncio.to_thread(
-                _whole_sentences, splitter, raw[: self._settings.max_text_chars]
+                _whole_sentences, self._splitter(), raw[: self._settings.max_text_chars]
             )
             response.error = self._too_long(len(raw))
-            for sentence in fitting:
-                self._speak(response, sentence)
+            if fitting:
+                self._speak(response, " ".join(fitting))
             self._scheduler.close(response.job)
             return
         text = await asyncio.to_thread(self._prepare, raw)
@@ -418,6 +442,16 @@ class TtsEventHandler(AsyncEventHandler):
     async def _write(self, event: Event) -> None:
         """Write one event; a client that stops reading for `write_timeout` is gone."""
         await asyncio.wait_for(self.write_event(event), timeout=self._settings.write_timeout)
+
+
+def _socket_error(sock: socket.socket | None) -> int:
+    """The pending error of a socket (a reset shows here before any read or write)."""
+    if sock is None:
+        return 0
+    try:
+        return sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+    except OSError as error:
+        return error.errno or -1
 
 
 def _whole_sentences(splitter: SentenceSplitter, text: str) -> list[str]:
