@@ -1,22 +1,37 @@
 # Wyoming Pocket-TTS: the Home Assistant add-on image, and a plain `docker run` image.
 #
-# The add-on builder passes BUILD_FROM from build.yaml (Home Assistant's Debian bookworm base, for
-# glibc: torch has no musl wheels). The default is the plain Debian release that base is built on,
-# multi-arch, so `docker build .` works on any machine; this image uses neither s6 nor bashio.
-ARG BUILD_FROM=debian:bookworm-slim
-FROM ${BUILD_FROM}
+# This file is the whole build: no build.yaml (deprecated by the Supervisor's 2026 builder).
+# The base is Home Assistant's multi-arch Debian image (glibc: torch has no musl wheels), on
+# trixie, whose Python is 3.13: PyTorch's CPU index has torch 2.13.0+cpu cp313 wheels for
+# manylinux_2_28 x86_64 and aarch64, and trixie's glibc (2.41) runs them. The image uses
+# neither s6 nor bashio from the base; the Python server is PID 1.
+ARG BUILD_FROM=ghcr.io/home-assistant/base-debian:trixie
+# Set by BuildKit (`docker buildx build --platform linux/arm64`, the Supervisor's builder).
+ARG TARGETARCH
 
-ARG BUILD_ARCH=amd64
-ARG BUILD_VERSION=0.1.0
+# Home Assistant's name for each architecture BuildKit builds: one stage per supported
+# architecture carries the label, so an image can only be labelled for what it runs on, and
+# an unsupported TARGETARCH fails the build at the FROM below.
+FROM ${BUILD_FROM} AS base-amd64
+LABEL io.hass.arch="amd64"
+
+FROM ${BUILD_FROM} AS base-arm64
+LABEL io.hass.arch="aarch64"
+
+# A stage above, not an image to tag (hadolint does not resolve the variable).
+# hadolint ignore=DL3006
+FROM base-${TARGETARCH}
+
+ARG BUILD_VERSION=0.2.0
 # CPU-only torch from PyTorch's own index: PyPI's Linux wheels pull in gigabytes of CUDA.
 ARG TORCH_VERSION=2.13.0
 ARG TORCH_INDEX=https://download.pytorch.org/whl/cpu
 
 SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 
-# Python 3.11 is bookworm's python3; its exact Debian revision is not pinned because Debian only
-# serves the latest point release of a package, so an exact pin breaks the build at the next
-# security update. The release (bookworm, via BUILD_FROM) fixes the Python version.
+# Python is the release's python3 (3.13 on trixie); its exact Debian revision is not pinned
+# because Debian only serves the latest point release of a package, so an exact pin breaks the
+# build at the next security update. The release (via BUILD_FROM) fixes the Python version.
 # hadolint ignore=DL3008
 RUN apt-get update \
     && apt-get install -y --no-install-recommends python3 python3-venv \
@@ -43,7 +58,6 @@ LABEL \
     io.hass.name="Pocket-TTS" \
     io.hass.description="Text-to-speech with Kyutai's Pocket-TTS over the Wyoming protocol" \
     io.hass.type="addon" \
-    io.hass.arch="${BUILD_ARCH}" \
     io.hass.version="${BUILD_VERSION}" \
     org.opencontainers.image.title="wyoming-pocket-tts" \
     org.opencontainers.image.source="https://github.com/wyoming-pocket-tts/wyoming-pocket-tts" \
@@ -55,7 +69,9 @@ LABEL \
 # Home Assistant, `docker run --user UID:GID -v DIR:/data` with a DIR that user owns works too.
 EXPOSE 10200
 
-# A real `describe` -> `info` round trip, not just an open port.
+# A real `describe` -> `info` round trip, not just an open port. The port opens before the
+# model loads, so the first start's downloads (logged with their progress) do not make the
+# container unhealthy; a server that stops answering does.
 HEALTHCHECK --start-period=2m --interval=30s --timeout=10s --retries=3 \
     CMD ["/opt/venv/bin/python", "-m", "wyoming_pocket_tts.health", "--timeout", "5"]
 

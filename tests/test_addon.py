@@ -92,12 +92,9 @@ def schema_defaults(schema: dict[str, Any], value: Any, where: str = "") -> list
 
 
 @needs_linter_schemas
-@pytest.mark.parametrize(
-    ("manifest", "schema"),
-    [("config.yaml", "config.schema.json"), ("build.yaml", "build.schema.json")],
-)
-def test_manifest_is_valid_and_sets_no_default(manifest: str, schema: str) -> None:
-    schema_doc = json.loads((LINTER_SCHEMAS / schema).read_text(encoding="utf-8"))
+def test_manifest_is_valid_and_sets_no_default() -> None:
+    manifest = "config.yaml"
+    schema_doc = json.loads((LINTER_SCHEMAS / "config.schema.json").read_text(encoding="utf-8"))
     document = load_yaml(manifest)
     validator = jsonschema.Draft7Validator(
         schema_doc, format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER
@@ -123,9 +120,14 @@ def test_default_detection_catches_a_default() -> None:
 def test_arches_are_current(config: dict[str, Any]) -> None:
     assert set(config["arch"]) == {"amd64", "aarch64"}
     assert not set(config["arch"]) & DEPRECATED_ARCHES
-    build = load_yaml("build.yaml")
-    assert set(build["build_from"]) == set(config["arch"])
-    assert all("debian" in image for image in build["build_from"].values())
+
+
+def test_prebuilt_image_name_per_arch(config: dict[str, Any]) -> None:
+    """The Supervisor pulls `image` with `{arch}` replaced, tagged with `version`."""
+    image = config["image"]
+    assert image.startswith("ghcr.io/") and image.count("{arch}") == 1
+    assert image == image.lower()  # registries reject upper case
+    assert re.fullmatch(r"[a-z0-9./{}_-]+", image)
 
 
 def test_schema_uses_supervisor_types_only(config: dict[str, Any]) -> None:
@@ -446,6 +448,43 @@ def test_dockerfile_copies_only_what_exists_and_is_not_ignored() -> None:
     for source in sources:
         assert (ROOT / source).exists(), f"COPY {source}: not in the repository"
         assert source.rstrip("/") in allowed, f"COPY {source}: excluded by .dockerignore"
+
+
+HASS_ARCH = {"amd64": "amd64", "arm64": "aarch64"}
+"""BuildKit's TARGETARCH -> Home Assistant's architecture name."""
+
+
+def dockerfile() -> str:
+    return (ROOT / "Dockerfile").read_text(encoding="utf-8")
+
+
+def test_dockerfile_is_the_whole_build(config: dict[str, Any]) -> None:
+    """No build.yaml (deprecated by the 2026 Supervisor): the Dockerfile's defaults build it."""
+    assert not any((ROOT / f"build.{ext}").exists() for ext in ("yaml", "yml", "json"))
+    text = dockerfile()
+    first_from = text.index("\nFROM ")
+    base = re.search(r"^ARG BUILD_FROM=(\S+)$", text[:first_from], re.MULTILINE)
+    assert base, "BUILD_FROM needs a default, declared before the first FROM"
+    # Home Assistant's multi-arch Debian base (one name for every arch), a named release.
+    assert re.fullmatch(r"ghcr\.io/home-assistant/base-debian:(bookworm|trixie)\S*", base[1])
+    version = re.search(r"^ARG BUILD_VERSION=(\S+)$", text, re.MULTILINE)
+    assert version and version[1] == config["version"]
+
+
+def test_dockerfile_labels_the_arch_from_targetarch(config: dict[str, Any]) -> None:
+    text = dockerfile()
+    stages = dict(
+        re.findall(
+            r"^FROM \$\{BUILD_FROM\} AS base-(\w+)\nLABEL io\.hass\.arch=\"(\w+)\"$",
+            text,
+            re.MULTILINE,
+        )
+    )
+    assert stages == HASS_ARCH
+    assert set(stages.values()) == set(config["arch"])
+    assert re.search(r"^ARG TARGETARCH$", text[: text.index("\nFROM ")], re.MULTILINE)
+    assert re.findall(r"^FROM .*$", text, re.MULTILINE)[-1] == "FROM base-${TARGETARCH}"
+    assert "BUILD_ARCH" not in text and text.count("io.hass.arch") == len(stages)
 
 
 def test_dockerfile_runs_the_entry_point_as_pid_1() -> None:

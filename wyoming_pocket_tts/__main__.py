@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from .cli import parse_settings
+from .downloads import log_hub_downloads
 from .server import serve
 
 
@@ -19,8 +20,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     if not settings.debug:
-        # pocket-tts logs every generation at INFO.
-        logging.getLogger("pocket_tts").setLevel(logging.WARNING)
+        # pocket-tts logs every generation at INFO, the hub's HTTP client every request.
+        for name in ("pocket_tts", "httpx2", "httpx"):
+            logging.getLogger(name).setLevel(logging.WARNING)
+    log_hub_downloads()  # the first start's model and voice downloads, as plain log lines
     try:
         return asyncio.run(serve(settings))
     except KeyboardInterrupt:

@@ -1,0 +1,144 @@
+"""Hugging Face downloads as plain log lines: progress every few seconds, and the time each took.
+
+The first start downloads the model, tokenizer and voices (hundreds of MB) through
+`huggingface_hub`, called inside pocket-tts. The hub draws tqdm bars with carriage returns, and
+only on a terminal: in a container or the add-on log nothing at all appears for minutes. The hub
+creates every file's bar from the class its modules call `tqdm` (unless a caller passes its own
+`tqdm_class`, which pocket-tts does not); `log_hub_downloads` replaces that class with one that
+logs instead of drawing, for plain HTTP and Xet downloads alike.
+"""
+
+from __future__ import annotations
+
+import importlib
+import io
+import logging
+import time
+from typing import Any, ClassVar
+
+from huggingface_hub.utils import tqdm as hub_tqdm
+
+_LOGGER = logging.getLogger(__name__)
+
+PROGRESS_INTERVAL = 5.0
+"""Seconds between two progress lines of one download."""
+
+_HUB_MODULES = ("huggingface_hub.utils.tqdm", "huggingface_hub.utils._xet_progress_reporting")
+"""Modules whose `tqdm` is the default bar of `http_get` and `xet_get` (read in hub 2.4)."""
+
+_MB = 1_000_000
+
+
+class _Nowhere(io.TextIOBase):
+    """A text stream that drops what tqdm writes (the bar, and the newline when it closes)."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+
+class HubDownloadLog(hub_tqdm):  # type: ignore[misc]
+    """A hub progress bar that logs: a line at the start, one per `interval`, one at the end."""
+
+    interval: ClassVar[float] = PROGRESS_INTERVAL
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # tqdm's disable=None means "no terminal, no bar": log anyway. The hub still disables
+        # it when HF_HUB_DISABLE_PROGRESS_BARS is set.
+        kwargs["disable"] = False
+        kwargs["file"] = _Nowhere()
+        self._started = self._last_log = time.monotonic()
+        super().__init__(*args, **kwargs)
+        self.file_name = _display_name(str(self.desc))
+        if not self.disable:
+            _LOGGER.info("Downloading %s: %s", self.file_name, _size(self.total))
+
+    def display(self, msg: str | None = None, pos: int | None = None) -> bool:
+        """Draw nothing (and format nothing)."""
+        return True
+
+    def update(self, n: float | None = 1) -> bool | None:
+        result = super().update(n)
+        now = time.monotonic()
+        if not self.disable and now - self._last_log >= self.interval:
+            self._last_log = now
+            self._log_progress()
+        return result
+
+    def update_transfer(self, n: float | None = 1) -> None:
+        """Xet's network bytes: ignored, the bytes written (`update`) are the progress.
+
+        Having this method also makes the hub use one bar per Xet download, not two.
+        """
+
+    def set_transfer_postfix_str(self, text: str = "", refresh: bool = True) -> None:
+        """Xet's network rate: ignored (see `update_transfer`)."""
+
+    def close(self) -> None:
+        if not self.disable:
+            self._log_end()
+        super().close()
+
+    def _log_progress(self) -> None:
+        done = self.n / _MB
+        rate = self._rate()
+        if self.total:
+            _LOGGER.info(
+                "Downloading %s: %d%% (%.1f of %.1f MB, %.1f MB/s)",
+                self.file_name,
+                min(100, int(100 * self.n / self.total)),
+                done,
+                self.total / _MB,
+                rate,
+            )
+        else:
+            _LOGGER.info("Downloading %s: %.1f MB (%.1f MB/s)", self.file_name, done, rate)
+
+    def _log_end(self) -> None:
+        elapsed = time.monotonic() - self._started
+        if self.total and self.n < self.total:
+            _LOGGER.warning(
+                "Download of %s stopped at %.1f of %.1f MB after %.1f s",
+                self.file_name,
+                self.n / _MB,
+                self.total / _MB,
+                elapsed,
+            )
+        else:
+            _LOGGER.info(
+                "Downloaded %s: %.1f MB in %.1f s (%.1f MB/s)",
+                self.file_name,
+                self.n / _MB,
+                elapsed,
+                self._rate(),
+            )
+
+    def _rate(self) -> float:
+        elapsed = time.monotonic() - self._started
+        return (self.n - self.initial) / _MB / elapsed if elapsed > 0 else 0.0
+
+
+def log_hub_downloads(interval: float = PROGRESS_INTERVAL) -> None:
+    """Make every later `huggingface_hub` file download log its progress (idempotent)."""
+    HubDownloadLog.interval = interval
+    for name in _HUB_MODULES:
+        module: Any
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            module = None
+        if module is None or not hasattr(module, "tqdm"):
+            _LOGGER.warning("Hugging Face downloads will not log progress (no %s.tqdm)", name)
+            continue
+        module.tqdm = HubDownloadLog
+
+
+def _display_name(desc: str) -> str:
+    """The file name the hub gives its bar, readable: a URL's tail becomes its last part."""
+    name = desc.removesuffix(": reconstructing file").strip()
+    if name.startswith("(…)"):  # the last 40 characters of a URL
+        name = name.rsplit("/", 1)[-1].removeprefix("(…)")
+    return name.replace("(…)", "…") or "a file"
+
+
+def _size(total: float | None) -> str:
+    return f"{total / _MB:.1f} MB" if total else "size unknown"
