@@ -26,9 +26,9 @@ def test_voices_keep_order_and_bare_names(tmp_path: Path) -> None:
     wav.write_bytes(b"")
     settings = parse_settings(["--voice", "alba", "--voice", f"nan={wav}", "--voice", str(wav)])
     assert settings.voices == (
-        VoiceSpec("alba", "alba"),
-        VoiceSpec("nan", str(wav)),
-        VoiceSpec("grandma", str(wav)),
+        VoiceSpec("alba", "alba", "en"),
+        VoiceSpec("nan", str(wav), "en"),
+        VoiceSpec("grandma", str(wav), "en"),
     )
 
 
@@ -47,12 +47,16 @@ def test_builtin_languages_listed_without_importing_torch() -> None:
     ("argv", "message"),
     [
         (["--language", "klingon"], "--language klingon: not a pocket-tts model"),
-        (["--language", "english", "--model-config", "x.yaml"], "not allowed with argument"),
+        (
+            ["--language", "english", "--language", "english_2m_2026-10"],
+            "--language english_2m_2026-10: a model for language en is already configured",
+        ),
+        (["--voice", "fr:mamie=alba"], "--voice fr:mamie: no model for language fr"),
         (["--model-config", "/nonexistent/x.yaml"], "no such file"),
         (["--model-config", "model.json"], "expected a .yaml file"),
         (["--voice", "a=/nonexistent/a.wav"], "--voice a: no such file"),
         (["--voice", "alba", "--voice", "alba"], "--voice alba: configured twice"),
-        (["--voice", "=alba"], "expected NAME=SOURCE"),
+        (["--voice", "=alba"], "expected [CODE:]NAME=SOURCE"),
         (["--voice-cache-size", "0"], "must be at least 1"),
         (["--uri", "http://x:1"], "expected tcp://HOST:PORT"),
         (["--uri", "tcp://localhost"], "expected tcp://HOST:PORT"),
@@ -82,6 +86,67 @@ def test_version_flag() -> None:
     )
     assert result.returncode == 0
     assert result.stdout.strip()[0].isdigit()
+
+
+def test_several_languages_keep_their_order_codes_and_voices(tmp_path: Path) -> None:
+    config = tmp_path / "french_home.yaml"
+    config.write_text("{}")
+    settings = parse_settings(
+        [
+            "--language", "german",
+            "--model-config", f"fr={config}",
+            "--language", "english_2m_2026-10",
+            "--voice", "fr:mamie=estelle",
+            "--voice", "opa=juergen",
+            "--max-models", "3",
+            "--preload",
+        ]
+    )  # fmt: skip
+    models = settings.engine.models
+    assert [(m.language, m.config, m.code) for m in models] == [
+        ("german", None, "de"),
+        (None, str(config), "fr"),
+        ("english_2m_2026-10", None, "en"),
+    ]
+    assert settings.engine.model is models[0]
+    assert settings.voices == (
+        VoiceSpec("mamie", "estelle", "fr"),
+        VoiceSpec("opa", "juergen", "de"),
+    )
+    assert (settings.engine.max_models, settings.engine.preload) == (3, True)
+    # --language-code names the first model; a custom config without CODE= is named by its file.
+    coded = parse_settings(["--model-config", str(config), "--language-code", "fr-CA"])
+    assert coded.engine.model.code == "fr-CA"
+    assert parse_settings(["--model-config", str(config)]).engine.model.code == "fr"
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("fr:mamie=/v/mamie.wav", VoiceSpec("mamie", "/v/mamie.wav", "fr")),
+        ("pt-BR:ana=rafael", VoiceSpec("ana", "rafael", "pt-BR")),
+        ("de:juergen", VoiceSpec("juergen", "juergen", "de")),
+        ("hf://kyutai/tts-voices/x.wav", VoiceSpec(*["hf://kyutai/tts-voices/x.wav"] * 2, "")),
+        ("n=hf://kyutai/tts-voices/x.wav", VoiceSpec("n", "hf://kyutai/tts-voices/x.wav", "")),
+        ("alba", VoiceSpec("alba", "alba", "")),
+    ],
+)
+def test_voice_language_prefix(value: str, expected: VoiceSpec) -> None:
+    assert parse_voice_arg(value) == expected
+
+
+def test_requests_reach_the_voice_of_their_language() -> None:
+    catalog = VoiceCatalog(
+        [VoiceSpec("alba", "alba", "en"), VoiceSpec("estelle", "estelle", "fr")],
+        languages=["en", "fr"],
+    )
+    assert catalog.resolve(None, "fr-FR").name == "estelle"
+    assert catalog.resolve(None, "fr_CA").name == "estelle"
+    assert catalog.resolve(None, "de").name == "alba"  # not served: the first language
+    assert catalog.resolve("nobody", "fr").name == "estelle"
+    assert catalog.resolve("estelle", "en").name == "estelle"  # a named voice wins
+    with pytest.raises(ValueError, match="not served"):
+        VoiceCatalog([VoiceSpec("a", "alba", "de")], languages=["en"])
 
 
 def test_parse_voice_arg_rejects_empty() -> None:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib.util
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,7 +14,7 @@ from urllib.parse import urlparse
 
 from . import __version__
 from .settings import EngineSettings, ModelSettings, ServerSettings, VoiceSpec
-from .voices.catalog import VoiceKind, parse_voice_arg, voice_kind
+from .voices.catalog import VoiceKind, language_code, parse_voice_arg, voice_kind
 
 DEFAULT_URI = "tcp://0.0.0.0:10200"
 
@@ -56,6 +58,18 @@ def _positive_int(value: str) -> int:
     return number
 
 
+class _AppendModel(argparse.Action):
+    """`--language` and `--model-config` both add a model, in command-line order."""
+
+    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
+        models = [*(getattr(namespace, self.dest, None) or []), (option_string, values)]
+        setattr(namespace, self.dest, models)
+
+
+_CODE_PREFIX_RE = re.compile(r"^([A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})?)=(.+)$")
+"""`fr=my_french.yaml`: a language code for a custom config."""
+
+
 def _voice(value: str) -> VoiceSpec:
     try:
         return parse_voice_arg(value)
@@ -70,21 +84,41 @@ def build_parser() -> argparse.ArgumentParser:
         description="Wyoming protocol server for Kyutai's Pocket-TTS text-to-speech.",
     )
     parser.add_argument("--uri", default=DEFAULT_URI, help="tcp://HOST:PORT or unix://PATH")
-    model = parser.add_mutually_exclusive_group()
-    model.add_argument("--language", help="pocket-tts built-in model (default: english)")
-    model.add_argument(
+    parser.add_argument(
+        "--language",
+        dest="models",
+        action=_AppendModel,
+        metavar="NAME",
+        help="a pocket-tts built-in model (default: english); repeatable, the first is the default",
+    )
+    parser.add_argument(
         "--model-config",
-        metavar="PATH_OR_URL",
-        help="pocket-tts YAML config: path, https:// or hf://",
+        dest="models",
+        action=_AppendModel,
+        metavar="[CODE=]PATH_OR_URL",
+        help="a pocket-tts YAML config (path, https:// or hf://), with its language code; "
+        "repeatable",
+    )
+    parser.add_argument(
+        "--max-models",
+        type=_positive_int,
+        default=2,
+        metavar="N",
+        help="models kept loaded at once; others are loaded on request (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--preload",
+        action="store_true",
+        help="load every language's model at start instead of on its first request",
     )
     parser.add_argument(
         "--voice",
         action="append",
         type=_voice,
         default=[],
-        metavar="NAME=SOURCE",
-        help="a voice: built-in name, audio file, .safetensors state or hf:// path; "
-        "repeatable, the first is the default",
+        metavar="[CODE:]NAME=SOURCE",
+        help="a voice: built-in name, audio file, .safetensors state or hf:// path, spoken by the "
+        "model of language CODE (default: the first); repeatable, the first is the default",
     )
     parser.add_argument(
         "--voices-dir",
@@ -124,7 +158,10 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="speak text as sent (keep markdown, emoji, ...)",
     )
-    parser.add_argument("--language-code", help="language advertised for the voices (e.g. en)")
+    parser.add_argument(
+        "--language-code",
+        help="language code of the first model (e.g. en-GB; default: from its name)",
+    )
     parser.add_argument(
         "--zeroconf",
         nargs="?",
@@ -143,8 +180,8 @@ def parse_settings(argv: Sequence[str] | None = None) -> Settings:
     parser = build_parser()
     args = parser.parse_args(argv)
     _check_uri(parser, args.uri)
-    model = _model_settings(parser, args)
-    _check_voices(parser, args.voice)
+    models = _models(parser, args)
+    voices = _check_voices(parser, args.voice, models)
     if args.zeroconf is not None and not args.uri.startswith("tcp://"):
         parser.error("--zeroconf needs a tcp:// --uri")
     return Settings(
@@ -153,15 +190,16 @@ def parse_settings(argv: Sequence[str] | None = None) -> Settings:
             max_text_chars=args.max_text_chars,
             max_connections=args.max_connections,
             clean_text=not args.no_text_cleanup,
-            language_code=args.language_code,
         ),
         engine=EngineSettings(
-            model=model,
+            models=models,
+            max_models=args.max_models,
+            preload=args.preload,
             voice_cache_size=args.voice_cache_size,
             max_queue=args.max_queue,
             data_dir=args.data_dir.expanduser(),
         ),
-        voices=tuple(args.voice),
+        voices=voices,
         voices_dirs=tuple(_voices_dir(parser, path) for path in args.voices_dir),
         zeroconf_name=args.zeroconf,
         zeroconf_host=args.zeroconf_host,
@@ -182,37 +220,69 @@ def _check_uri(parser: argparse.ArgumentParser, uri: str) -> None:
         parser.error(f"--uri {uri}: expected tcp://HOST:PORT or unix://PATH")
 
 
-def _model_settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ModelSettings:
-    if args.model_config is not None:
-        config = args.model_config
-        if voice_kind(config) is not VoiceKind.URL:
-            path = Path(config).expanduser()
-            if path.suffix not in (".yaml", ".yml"):
-                parser.error(f"--model-config {config}: expected a .yaml file")
-            if not path.is_file():
-                parser.error(f"--model-config {config}: no such file")
-            config = str(path.resolve())
-        return ModelSettings(language=None, config=config, quantize=args.quantize)
-    language = args.language or "english"
-    known = builtin_languages()
-    if language not in known:
-        parser.error(
-            f"--language {language}: not a pocket-tts model (choose from {', '.join(known)})"
-        )
-    return ModelSettings(language=language, quantize=args.quantize)
+def _models(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[ModelSettings, ...]:
+    """One model per language, in command-line order; codes must differ."""
+    models: list[ModelSettings] = []
+    for number, (flag, value) in enumerate(args.models or [("--language", "english")]):
+        code = args.language_code if number == 0 else None
+        if flag == "--model-config":
+            prefixed = _CODE_PREFIX_RE.match(value)
+            if prefixed:
+                code, value = prefixed.group(1), prefixed.group(2)
+            model = ModelSettings(
+                language=None, config=_config(parser, value), quantize=args.quantize
+            )
+        else:
+            known = builtin_languages()
+            if value not in known:
+                parser.error(
+                    f"--language {value}: not a pocket-tts model (choose from {', '.join(known)})"
+                )
+            model = ModelSettings(language=value, quantize=args.quantize)
+        model = dataclasses.replace(model, code=code or language_code(model))
+        if any(other.code == model.code for other in models):
+            parser.error(
+                f"{flag} {value}: a model for language {model.code} is already configured "
+                "(give a custom config another code: --model-config CODE=PATH)"
+            )
+        models.append(model)
+    return tuple(models)
 
 
-def _check_voices(parser: argparse.ArgumentParser, voices: list[VoiceSpec]) -> None:
-    names: set[str] = set()
+def _config(parser: argparse.ArgumentParser, config: str) -> str:
+    if voice_kind(config) is VoiceKind.URL:
+        return config
+    path = Path(config).expanduser()
+    if path.suffix not in (".yaml", ".yml"):
+        parser.error(f"--model-config {config}: expected a .yaml file")
+    if not path.is_file():
+        parser.error(f"--model-config {config}: no such file")
+    return str(path.resolve())
+
+
+def _check_voices(
+    parser: argparse.ArgumentParser,
+    voices: list[VoiceSpec],
+    models: tuple[ModelSettings, ...],
+) -> tuple[VoiceSpec, ...]:
+    """Voices with their language set (the first model's by default), checked."""
+    codes = [model.code for model in models]
+    checked: list[VoiceSpec] = []
     for spec in voices:
-        if spec.name in names:
+        if any(other.name == spec.name for other in checked):
             parser.error(f"--voice {spec.name}: configured twice")
-        names.add(spec.name)
+        if spec.language and spec.language not in codes:
+            parser.error(
+                f"--voice {spec.language}:{spec.name}: no model for language {spec.language} "
+                f"(configured: {', '.join(codes)})"
+            )
         if (
             voice_kind(spec.source) is VoiceKind.FILE
             and not Path(spec.source).expanduser().is_file()
         ):
             parser.error(f"--voice {spec.name}: no such file {spec.source}")
+        checked.append(dataclasses.replace(spec, language=spec.language or codes[0]))
+    return tuple(checked)
 
 
 def _voices_dir(parser: argparse.ArgumentParser, path: Path) -> Path:

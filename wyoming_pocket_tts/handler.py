@@ -351,7 +351,7 @@ class TtsEventHandler(AsyncEventHandler):
         return SentenceSplitter(clean=self._settings.clean_text)
 
     def _new_response(self, data: dict[str, Any], streaming: bool) -> _Response:
-        voice = self._service.catalog.resolve(_voice_name(data))
+        voice = self._service.catalog.resolve(*_voice_request(data))
         response = _Response(SynthesisJob(voice, self._loop, self._outbox), streaming)
         self._queue(response)
         return response
@@ -462,8 +462,13 @@ def _whole_sentences(splitter: SentenceSplitter, text: str) -> list[str]:
     return sentences
 
 
-def _voice_name(data: dict[str, Any]) -> str | None:
-    """The requested voice name, if the client sent a well-formed one."""
+def _voice_request(data: dict[str, Any]) -> tuple[str | None, str | None]:
+    """The requested voice name and language, where the client sent well-formed ones."""
     voice = data.get("voice")
-    name = voice.get("name") if isinstance(voice, dict) else None
-    return name if isinstance(name, str) else None
+    if not isinstance(voice, dict):
+        return None, None
+    name, language = voice.get("name"), voice.get("language")
+    return (
+        name if isinstance(name, str) else None,
+        language if isinstance(language, str) else None,
+    )

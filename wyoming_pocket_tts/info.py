@@ -5,27 +5,31 @@ from __future__ import annotations
 from wyoming.info import Attribution, Info, TtsProgram, TtsVoice
 
 from . import __version__
+from .engine.worker import Engine
 from .voices.catalog import VoiceCatalog, describe_voice
 
 KYUTAI = Attribution(name="Kyutai", url="https://github.com/kyutai-labs/pocket-tts")
 
 
-def build_info(catalog: VoiceCatalog, language: str, model_name: str) -> Info:
-    """Describe the server: voices speak the model's language; broken ones are not installed."""
+def build_info(catalog: VoiceCatalog, engine: Engine) -> Info:
+    """Describe the server: each voice with its model's language; broken ones are not installed
+    (nor the voices of a model that failed to load)."""
     voices = [
         TtsVoice(
             name=spec.name,
             description=describe_voice(spec),
             attribution=KYUTAI,
-            installed=catalog.failures.reason(spec) is None,
+            installed=catalog.failures.reason(spec) is None
+            and engine.models.failure(spec.language) is None,
             version=None,
-            languages=[language],
+            languages=[spec.language],
         )
         for spec in catalog.voices
     ]
+    models = ", ".join(model.identity for model in engine.settings.models)
     program = TtsProgram(
         name="pocket-tts",
-        description=f"Kyutai Pocket-TTS ({model_name})",
+        description=f"Kyutai Pocket-TTS ({models})",
         attribution=KYUTAI,
         installed=True,
         version=__version__,

@@ -19,7 +19,7 @@ from .cli import Settings
 from .engine.worker import Engine
 from .handler import TtsEventHandler
 from .service import Service
-from .voices.catalog import VoiceCatalog, default_voice, language_code
+from .voices.catalog import VoiceCatalog, with_default_voices
 
 if TYPE_CHECKING:
     from zeroconf.asyncio import AsyncZeroconf
@@ -32,11 +32,12 @@ class TtsServer:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        voices = list(settings.voices) or [default_voice(settings.engine.model)]
-        self.catalog = VoiceCatalog(voices, settings.voices_dirs)
+        models = settings.engine.models
+        voices = with_default_voices(settings.voices, models)
+        languages = [model.code for model in models]
+        self.catalog = VoiceCatalog(voices, settings.voices_dirs, languages)
         self.engine = Engine(settings.engine, self.catalog)
-        language = settings.server.language_code or language_code(settings.engine.model)
-        self.service = Service(self.engine, self.catalog, settings.server, language)
+        self.service = Service(self.engine, self.catalog, settings.server)
         self._server: asyncio.Server | None = None
         self._handlers: dict[asyncio.Task, TtsEventHandler] = {}
 
@@ -70,9 +71,9 @@ class TtsServer:
         await asyncio.wrap_future(self.engine.ready)
         _LOGGER.info(
             "Ready: %s on %s, voices: %s",
-            self.settings.engine.model.identity,
+            ", ".join(f"{model.identity} ({model.code})" for model in self.settings.engine.models),
             self.settings.server.uri,
-            ", ".join(spec.name for spec in self.catalog.voices),
+            ", ".join(f"{spec.name} ({spec.language})" for spec in self.catalog.voices),
         )
 
     async def stop(self, grace: float = 2.0) -> None:

@@ -19,9 +19,7 @@ class Service:
     engine: Engine
     catalog: VoiceCatalog
     settings: ServerSettings
-    language: str
-    """ISO code every voice is advertised with."""
 
     def info(self) -> Info:
         """A fresh `info` for `describe`."""
-        return build_info(self.catalog, self.language, self.engine.settings.model.identity)
+        return build_info(self.catalog, self.engine)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 SAMPLE_RATE = 24000
@@ -20,6 +20,8 @@ class VoiceSpec:
     """Name listed in `info` and matched against a client's `voice.name`."""
     source: str
     """A pocket-tts built-in voice, an audio or `.safetensors` file, or an hf:// or https:// URL."""
+    language: str = ""
+    """Code of the model that speaks it (`ModelSettings.code`); empty: the first model's."""
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,8 @@ class ModelSettings:
     """A pocket-tts YAML config: local path, https:// or hf:// URL."""
     quantize: bool = False
     """Dynamic int8 quantization of the transformer layers (faster, less memory)."""
+    code: str = "en"
+    """Language code its voices are advertised with, and requests routed by (unique)."""
 
     @property
     def identity(self) -> str:
@@ -43,13 +47,23 @@ class ModelSettings:
 class EngineSettings:
     """Everything the engine thread needs."""
 
-    model: ModelSettings = field(default_factory=ModelSettings)
+    models: tuple[ModelSettings, ...] = (ModelSettings(),)
+    """Every configured model, one per language; the first is the default."""
+    max_models: int = 2
+    """How many models stay loaded at once (least recently used is unloaded)."""
+    preload: bool = False
+    """Load every model (up to `max_models`) before `Ready` instead of on first use."""
     voice_cache_size: int = 2
-    """How many encoded voice states stay in memory (least recently used is evicted)."""
+    """How many encoded voice states each model keeps in memory (least recently used is evicted)."""
     max_queue: int = 8
     """Requests that may wait for the engine; more are answered with `busy`."""
     data_dir: Path | None = None
     """Where voice states are persisted; None keeps nothing on disk."""
+
+    @property
+    def model(self) -> ModelSettings:
+        """The default (first) model."""
+        return self.models[0]
 
 
 @dataclass(frozen=True)
@@ -61,8 +75,6 @@ class ServerSettings:
     """Longest text accepted for one request, streamed or not."""
     clean_text: bool = True
     """Strip markdown, emoji and other unspeakable symbols before synthesis."""
-    language_code: str | None = None
-    """Language advertised for every voice; derived from the model name when None."""
     write_timeout: float = 30.0
     """Seconds a client may stop reading audio before it is treated as gone."""
     idle_timeout: float = 300.0

@@ -1,8 +1,9 @@
-"""The engine: one thread that owns the Pocket-TTS model and does all model work.
+"""The engine: one thread that owns the Pocket-TTS models and does all model work.
 
-Loading the model, encoding voices and generating audio all happen on this thread, so the asyncio
+Loading models, encoding voices and generating audio all happen on this thread, so the asyncio
 loop stays free to answer `describe` and stream audio while a long synthesis runs. What it speaks
-next is the `Scheduler`'s choice, one piece of text at a time.
+next is the `Scheduler`'s choice, one piece of text at a time; a piece for a language whose model
+is not loaded yet loads it first, in turn.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from ..audio import to_pcm16
 from ..settings import EngineSettings
 from ..voices.catalog import VoiceCatalog
 from ..voices.states import VoiceStates
-from ..voices.store import VoiceStateStore, model_identity
 from .job import JobError, SynthesisJob
+from .models import ModelPool, ModelUnavailable
 from .scheduler import Scheduler
 
 if TYPE_CHECKING:
@@ -35,15 +36,17 @@ class Engine:
         self.ready: concurrent.futures.Future[None] = concurrent.futures.Future()
         """Resolves once the model and the first voices are loaded, or fails with the reason."""
         self.scheduler = Scheduler(settings.max_queue)
-        self._warm_voices = catalog.voices[: settings.voice_cache_size]
+        self.models = ModelPool(
+            settings.models, settings.max_models, settings.voice_cache_size, settings.data_dir
+        )
+        self._catalog = catalog
         self._failures = catalog.failures
-        self._voice_states: VoiceStates | None = None
         self._thread = threading.Thread(target=self._run, name="pocket-tts-engine", daemon=True)
 
     @property
     def voice_states(self) -> VoiceStates | None:
-        """The voice-state cache, once the model is loaded (read its stats, not its entries)."""
-        return self._voice_states
+        """The default model's voice-state cache once loaded (read its stats, not its entries)."""
+        return self.models.voice_states(self.settings.model.code)
 
     def start(self) -> None:
         """Start the thread; it loads the model and the first voices, then serves requests."""
@@ -56,7 +59,7 @@ class Engine:
 
     def _run(self) -> None:
         try:
-            model = self._load()
+            self._warm_up()
         except BaseException as error:  # reported through `ready`
             self.ready.set_exception(error)
             return
@@ -65,58 +68,49 @@ class Engine:
             job, text = work
             rest: list[str] = []
             try:
-                rest = self._serve(model, job, text)
+                rest = self._serve(job, text)
             finally:
                 self.scheduler.done(job, rest)
 
-    def _load(self) -> TTSModel:
-        from pocket_tts import TTSModel  # takes seconds (torch)
-
-        settings = self.settings.model
-        started = time.monotonic()
-        if settings.config is not None:
-            model = TTSModel.load_model(config=settings.config, quantize=settings.quantize)
-        else:
-            model = TTSModel.load_model(language=settings.language, quantize=settings.quantize)
-        _LOGGER.info("Loaded model %s in %.1f s", settings.identity, time.monotonic() - started)
-        self._voice_states = VoiceStates(model, self.settings.voice_cache_size, self._open_store())
-        default, *others = self._warm_voices
-        try:
-            self._voice_states.get(default)
-        except Exception as error:
-            raise RuntimeError(
-                f"default voice {default.name!r} cannot be loaded: {error}"
-            ) from error
-        for spec in others:
+    def _warm_up(self) -> None:
+        """Load the default model and its first voices (all models with `preload`)."""
+        models = self.settings.models if self.settings.preload else self.settings.models[:1]
+        for number, settings in enumerate(models[: self.settings.max_models]):
             try:
-                self._voice_states.get(spec)
-            except Exception as error:
-                _LOGGER.error("Voice %s cannot be loaded: %s", spec.name, error)
-                self._failures.record(spec, str(error))
-        return model
+                loaded = self.models.get(settings.code)
+            except ModelUnavailable:
+                if number == 0:
+                    raise
+                continue  # logged; its requests get an error
+            voices = self._catalog.voices_of(settings.code)[: self.settings.voice_cache_size]
+            for spec in voices:
+                try:
+                    loaded.voices.get(spec)
+                except Exception as error:
+                    if number == 0 and spec == voices[0]:
+                        raise RuntimeError(
+                            f"default voice {spec.name!r} cannot be loaded: {error}"
+                        ) from error
+                    _LOGGER.error("Voice %s cannot be loaded: %s", spec.name, error)
+                    self._failures.record(spec, str(error))
 
-    def _open_store(self) -> VoiceStateStore | None:
-        if self.settings.data_dir is None:
-            return None
-        folder = self.settings.data_dir / "voice-states"
-        try:
-            return VoiceStateStore(folder, model_identity(self.settings.model))
-        except OSError as error:
-            _LOGGER.warning("Voice states will not be saved (%s): %s", folder, error)
-            return None
-
-    def _serve(self, model: TTSModel, job: SynthesisJob, text: str) -> list[str]:
+    def _serve(self, job: SynthesisJob, text: str) -> list[str]:
         """Speak the first Pocket-TTS chunk of `text`; return the chunks left for later."""
-        assert self._voice_states is not None
         try:
             try:
-                state = self._voice_states.get(job.voice)
+                loaded = self.models.get(job.voice.language)
+            except ModelUnavailable as error:
+                job.emit(JobError("model-unavailable", str(error)))
+                job.stop.set()
+                return []
+            try:
+                state = loaded.voices.get(job.voice)
             except Exception as error:
                 self._failures.record(job.voice, str(error))
                 raise
-            first, *rest = _chunks(model, text) or [""]
+            first, *rest = _chunks(loaded.model, text) or [""]
             if first:
-                self._speak(model, state, first, job)
+                self._speak(loaded.model, state, first, job)
             return rest
         except Exception as error:
             _LOGGER.exception("Synthesis failed")

@@ -7,12 +7,15 @@ the operator did not configure.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+import re
 from collections.abc import Sequence
 from enum import Enum
 from pathlib import Path
 
 from ..settings import ModelSettings, VoiceSpec
+from .defaults import default_voice_source
 from .folder import VoiceFolder, file_version
 
 _LOGGER = logging.getLogger(__name__)
@@ -49,16 +52,33 @@ def voice_kind(source: str) -> VoiceKind:
     return VoiceKind.BUILTIN
 
 
+_LANGUAGE_PREFIX_RE = re.compile(r"^([A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})?):(?!//)(.+)$")
+"""`fr:mamie=...`: a language code, then a colon not starting a URL (`hf://...`)."""
+
+
 def parse_voice_arg(value: str) -> VoiceSpec:
-    """Parse `--voice NAME=SOURCE`; a bare SOURCE names the voice after itself or its file stem."""
+    """Parse `--voice [CODE:]NAME=SOURCE`; a bare SOURCE names the voice after itself or its stem.
+
+    CODE is the language code of the model that speaks it (default: the first model's).
+    """
+    language = ""
+    prefixed = _LANGUAGE_PREFIX_RE.match(value)
+    if prefixed:
+        language, value = prefixed.group(1), prefixed.group(2)
     name, sep, source = value.partition("=")
     if not sep:
         source = value
         name = Path(value).stem if voice_kind(value) is VoiceKind.FILE else value
     name, source = name.strip(), source.strip()
     if not name or not source:
-        raise ValueError(f"expected NAME=SOURCE or SOURCE, got {value!r}")
-    return VoiceSpec(name=name, source=source)
+        raise ValueError(f"expected [CODE:]NAME=SOURCE or SOURCE, got {value!r}")
+    return VoiceSpec(name=name, source=source, language=language)
+
+
+def same_language(requested: str, code: str) -> bool:
+    """Whether a requested language (`fr`, `fr-FR`, `fr_CA`) is the one `code` names."""
+    requested, code = requested.lower().replace("_", "-"), code.lower().replace("_", "-")
+    return requested == code or requested.split("-")[0] == code.split("-")[0]
 
 
 def language_code(model: ModelSettings) -> str:
@@ -72,14 +92,26 @@ def language_code(model: ModelSettings) -> str:
 
 def default_voice(model: ModelSettings) -> VoiceSpec:
     """Pocket-TTS's own default voice for the model (a built-in, or its audio for custom models)."""
-    from pocket_tts.default_parameters import (  # imports torch: only when needed
-        DEFAULT_VOICE_FALLBACK,
-        get_default_voice_for_language,
-    )
+    name, source = default_voice_source(model.language, model.config)
+    return VoiceSpec(name=name, source=source, language=model.code)
 
-    source = get_default_voice_for_language(model.language, model.config)
-    name = source if voice_kind(source) is VoiceKind.BUILTIN else DEFAULT_VOICE_FALLBACK
-    return VoiceSpec(name=name, source=source)
+
+def with_default_voices(
+    voices: Sequence[VoiceSpec], models: Sequence[ModelSettings]
+) -> list[VoiceSpec]:
+    """The configured voices, plus pocket-tts's default voice for each language that has none.
+
+    A default voice whose name is taken gets its language code appended (`alba-fr`).
+    """
+    result = list(voices)
+    for model in models:
+        if any(spec.language == model.code for spec in result):
+            continue
+        spec = default_voice(model)
+        if any(other.name == spec.name for other in result):
+            spec = dataclasses.replace(spec, name=f"{spec.name}-{model.code}")
+        result.append(spec)
+    return result
 
 
 def describe_voice(spec: VoiceSpec) -> str:
@@ -105,11 +137,11 @@ class LoadFailures:
 
     def record(self, spec: VoiceSpec, reason: str) -> None:
         """Remember that `spec` failed to load as its source is now."""
-        self._failed[spec.source] = (_source_version(spec), reason)
+        self._failed[f"{spec.language}:{spec.source}"] = (_source_version(spec), reason)
 
     def reason(self, spec: VoiceSpec) -> str | None:
         """Why `spec` cannot load, if it failed as it is now."""
-        failure = self._failed.get(spec.source)
+        failure = self._failed.get(f"{spec.language}:{spec.source}")
         if failure is None or failure[0] != _source_version(spec):
             return None
         return failure[1]
@@ -121,19 +153,36 @@ def _source_version(spec: VoiceSpec) -> object:
 
 class VoiceCatalog:
     """The household's voices by name: configured ones first (the first is the default), then
-    those in the voices folders, rescanned whenever the list is needed."""
+    those in the voices folders, rescanned whenever the list is needed.
 
-    def __init__(self, voices: list[VoiceSpec], folders: Sequence[Path] = ()) -> None:
+    Every voice belongs to one language (a configured model's code). A voices folder's files
+    belong to the first language, and those in its subfolder named by a language code (`fr/`)
+    to that language.
+    """
+
+    def __init__(
+        self,
+        voices: list[VoiceSpec],
+        folders: Sequence[Path] = (),
+        languages: Sequence[str] = (),
+    ) -> None:
         if not voices:
             raise ValueError("at least one voice is required")
+        self.languages = list(languages) or [voices[0].language or "en"]
+        first = self.languages[0]
         self._configured: dict[str, VoiceSpec] = {}
         for spec in voices:
             if spec.name in self._configured:
                 raise ValueError(f"voice {spec.name!r} is configured twice")
+            if not spec.language:
+                spec = dataclasses.replace(spec, language=first)
+            if spec.language not in self.languages:
+                raise ValueError(f"voice {spec.name!r}: language {spec.language!r} is not served")
             self._configured[spec.name] = spec
-        self.default = voices[0]
+        self.default = next(iter(self._configured.values()))
         self.failures = LoadFailures()
-        self._folders = [VoiceFolder(folder) for folder in folders]
+        self._roots = list(folders)
+        self._folders: dict[Path, VoiceFolder] = {}
         self._found: dict[str, VoiceSpec] = {}
         self._scan()
 
@@ -143,25 +192,47 @@ class VoiceCatalog:
         self._scan()
         return [*self._configured.values(), *self._found.values()]
 
-    def resolve(self, name: object) -> VoiceSpec:
-        """The voice called `name`, or the default voice (with a warning) when there is none.
+    def voices_of(self, language: str) -> list[VoiceSpec]:
+        """The voices of one language, its default first."""
+        return [spec for spec in self.voices if spec.language == language]
+
+    def default_for(self, language: str) -> VoiceSpec:
+        """The default voice of a configured language (its first configured voice)."""
+        return next(
+            (spec for spec in self._configured.values() if spec.language == language),
+            self.default,
+        )
+
+    def resolve(self, name: object, language: object = None) -> VoiceSpec:
+        """The voice called `name`; else the default voice of `language` if it is served; else
+        the default voice (with a warning for an unknown name).
 
         `name` is only ever a key into this table: never a path, a URL or a pocket-tts source.
         """
         if name is None:
-            return self.default
+            return self._default_of(language)
         spec = self._lookup(name)
-        if spec is None and self._folders:
+        if spec is None and self._roots:
             self._scan()
             spec = self._lookup(name)
         if spec is None:
-            _LOGGER.warning("Unknown voice %.64r requested: using %s", name, self.default.name)
-            return self.default
+            fallback = self._default_of(language)
+            _LOGGER.warning("Unknown voice %.64r requested: using %s", name, fallback.name)
+            return fallback
         reason = self.failures.reason(spec)
-        if reason is not None and spec is not self.default:
-            _LOGGER.warning("Voice %s cannot load (%s): using %s", name, reason, self.default.name)
-            return self.default
+        if reason is not None:
+            fallback = self.default_for(spec.language)
+            if fallback is not spec:
+                _LOGGER.warning("Voice %s cannot load (%s): using %s", name, reason, fallback.name)
+                return fallback
         return spec
+
+    def _default_of(self, language: object) -> VoiceSpec:
+        if isinstance(language, str):
+            for code in self.languages:
+                if same_language(language, code):
+                    return self.default_for(code)
+        return self.default
 
     def _lookup(self, name: object) -> VoiceSpec | None:
         if not isinstance(name, str):
@@ -170,8 +241,21 @@ class VoiceCatalog:
 
     def _scan(self) -> None:
         found: dict[str, VoiceSpec] = {}
-        for folder in self._folders:
+        for folder in self._current_folders():
             for spec in folder.scan():
                 if spec.name not in self._configured:
                     found.setdefault(spec.name, spec)
         self._found = found
+
+    def _current_folders(self) -> list[VoiceFolder]:
+        """Each root for the first language, then its language subfolders that exist now."""
+        wanted = []
+        for root in self._roots:
+            wanted.append((root, self.languages[0]))
+            wanted += [(root / code, code) for code in self.languages if (root / code).is_dir()]
+        folders = []
+        for path, language in wanted:
+            if path not in self._folders:
+                self._folders[path] = VoiceFolder(path, language)
+            folders.append(self._folders[path])
+        return folders
