@@ -9,6 +9,7 @@ import pytest
 from wyoming_pocket_tts.cli import builtin_languages, parse_settings
 from wyoming_pocket_tts.settings import VoiceSpec
 from wyoming_pocket_tts.voices.catalog import VoiceCatalog, language_code, parse_voice_arg
+from wyoming_pocket_tts.voices.defaults import default_voice_source
 
 
 def test_defaults() -> None:
@@ -118,6 +119,29 @@ def test_several_languages_keep_their_order_codes_and_voices(tmp_path: Path) -> 
     coded = parse_settings(["--model-config", str(config), "--language-code", "fr-CA"])
     assert coded.engine.model.code == "fr-CA"
     assert parse_settings(["--model-config", str(config)]).engine.model.code == "fr"
+
+
+def test_each_language_gets_its_default_voice_without_importing_torch() -> None:
+    """The server is built (voices and all) before torch, so its port opens at once."""
+    code = (
+        "import sys; from wyoming_pocket_tts.cli import parse_settings; "
+        "from wyoming_pocket_tts.server import TtsServer; "
+        "s = TtsServer(parse_settings(['--language', 'french', '--language', 'english', "
+        "'--voice', 'en:bob=alba'])); "
+        "print(*(f'{v.name}:{v.language}' for v in s.catalog.voices), 'torch' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    # English has a configured voice; French gets pocket-tts's own default for French.
+    assert out.stdout.split() == ["bob:en", "estelle:fr", "False"], out.stderr
+
+
+def test_default_voices_match_pocket_tts() -> None:
+    from pocket_tts.default_parameters import get_default_voice_for_language
+
+    for language in [*builtin_languages(), None]:
+        config = None if language else "/custom.yaml"
+        _, source = default_voice_source(language, config)
+        assert source == get_default_voice_for_language(language, config), language
 
 
 @pytest.mark.parametrize(
