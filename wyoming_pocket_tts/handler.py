@@ -32,8 +32,8 @@ from .engine.worker import EngineBusy
 from .protocol import ProtocolError, read_event
 from .service import Service
 from .settings import CHANNELS, SAMPLE_RATE, SAMPLE_WIDTH
-from .text.cleanup import clean_for_speech
 from .text.sentences import SentenceSplitter
+from .text.speech import prepare_for_speech
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -182,7 +182,12 @@ class TtsEventHandler(AsyncEventHandler):
             return
         if self._settings.clean_text:
             # Milliseconds of regular expressions for a long text: not on the loop.
-            text = await asyncio.to_thread(clean_for_speech, text)
+            text = await asyncio.to_thread(
+                prepare_for_speech,
+                text,
+                self._service.language,
+                numbers=self._settings.number_words,
+            )
         if not text.strip():
             response.job.finish_unsubmitted()
             return
@@ -195,7 +200,12 @@ class TtsEventHandler(AsyncEventHandler):
             _LOGGER.warning("synthesize-start while a stream is open: closing the previous one")
             await self._finish_stream(self._stream)
         response = self._new_response(data, streaming=True)
-        self._stream = _Stream(response, SentenceSplitter(clean=self._settings.clean_text))
+        splitter = SentenceSplitter(
+            clean=self._settings.clean_text,
+            language=self._service.language,
+            numbers=self._settings.number_words,
+        )
+        self._stream = _Stream(response, splitter)
 
     async def _stream_chunk(self, data: dict[str, Any]) -> None:
         stream, text = self._stream, data.get("text")

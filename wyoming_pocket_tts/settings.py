@@ -63,6 +63,8 @@ class ServerSettings:
     """Longest text accepted for one request, streamed or not."""
     clean_text: bool = True
     """Strip markdown, emoji and other unspeakable symbols before synthesis."""
+    number_words: bool = True
+    """Say numbers, units, times, dates, money and abbreviations as words (with clean_text)."""
     language_code: str | None = None
     """Language advertised for every voice; derived from the model name when None."""
     write_timeout: float = 30.0

@@ -39,7 +39,8 @@ _DROP_BEFORE_PUNCT_RE = re.compile(r"[ \t]*\x00+(?=[.,;:!?…])")
 _WHITESPACE_RE = re.compile(r"\s+")
 
 _DROPPED_CATEGORIES = frozenset({"So", "Sk", "Sm", "Co", "Cn", "Cs", "Cc", "Cf", "Me"})
-_KEPT_SYMBOLS = frozenset("+<=>~|°±×÷\t\n\r\u200c\u200d")  # noqa: RUF001
+_KEPT_SYMBOLS = frozenset("+<=>~|°±×÷−℃℉\t\n\r\u200c\u200d")  # noqa: RUF001
+"""Symbols kept for speech: the minus sign and degree signs are read by text.numbers."""
 _MAX_PASSES = 4
 
 FENCE = "```"
