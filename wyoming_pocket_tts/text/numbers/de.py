@@ -15,6 +15,7 @@ LANGUAGE = Language(
     plus="plus",
     range_word="bis",
     ratio_word="zu",
+    times_word="mal",
     and_word="und",
     dot_word="Punkt",
     number_word="Nummer",

@@ -28,6 +28,7 @@ LANGUAGE = Language(
     plus="plus",
     range_word="to",
     ratio_word="to",
+    times_word="times",
     and_word="and",
     dot_word="point",
     number_word="number",

@@ -107,6 +107,7 @@ class Reader:
             gender: compile_fixes(fixes) for gender, fixes in language.gender_fixes.items()
         }
         self._feminine_ordinal = compile_fixes(language.feminine_ordinal)
+        self._text_fixes = compile_fixes(language.text_fixes)
         self._abbreviations = {entry.written: entry for entry in language.abbreviations}
         self._months = {month.lower(): index for index, month in enumerate(language.months, 1)}
         self._units = {
@@ -135,7 +136,7 @@ class Reader:
         for pattern, handler in self._passes:
             text = pattern.sub(handler, text)
         if text != original:
-            text = re.sub(r"(?<=\S) {2,}(?=\S)", " ", text)
+            text = apply_fixes(re.sub(r"(?<=\S) {2,}(?=\S)", " ", text), self._text_fixes)
         return text
 
     # Building the passes.
@@ -161,7 +162,7 @@ class Reader:
         ]
         if self._abbreviations:
             written = _alternation(self._abbreviations)
-            passes.append((rf"(?<![\w.])({written})(?!\w)", self._abbreviation))
+            passes.append((rf"(?<![^\W\d_.])({written})(?!\w)", self._abbreviation))
         passes += [
             (r"#(?=[0-9])", lambda m: lang.number_word + " "),
             (
@@ -225,7 +226,7 @@ class Reader:
             ),
             (
                 r"(?<![\w+])\+[0-9]{1,3}(?:[ \-./]?\(?[0-9]{1,5}\)?){2,6}(?![0-9])"
-                r"|(?<![\w])\(?0[0-9]{1,4}\)?[ \-/][0-9]{2,}(?:[ \-][0-9]{2,})*(?![0-9])"
+                r"|(?<![\w])(?<![0-9] )\(?0[0-9]{1,4}\)?[ \-/][0-9]{2,}(?:[ \-][0-9]{2,})*(?![0-9])"
                 r"|(?<![\w(])\(?[0-9]{3}\)?[ .\-][0-9]{3}[ .\-][0-9]{4}(?![0-9])",
                 self._phone,
             ),
@@ -255,7 +256,8 @@ class Reader:
                 self._fraction,
             ),
             (rf"({signed}){space}[–—]{space}({signed})", self._range),  # noqa: RUF001
-            (rf"({signed})-({num})", self._range),
+            (rf"({signed}) ?- ?({num})", self._range),
+            (rf"({signed}) ?[*\u00d7] ?({signed})", self._times),
             (r"([0-9]+)([:/])([0-9]+)", self._pair),
             (signed, self._plain),
             (f"[{SYMBOLS}]", self._symbol),
@@ -596,6 +598,11 @@ class Reader:
         first = self.number_words(self._parse(match.group(1)))
         last = self.number_words(self._parse(match.group(2)))
         return self._place(match, f"{first} {self.language.range_word} {last}")
+
+    def _times(self, match: re.Match[str]) -> str:
+        first = self.number_words(self._parse(match.group(1)))
+        last = self.number_words(self._parse(match.group(2)))
+        return self._place(match, f"{first} {self.language.times_word} {last}")
 
     def _pair(self, match: re.Match[str]) -> str:
         first = self._cardinal(int(match.group(1)))

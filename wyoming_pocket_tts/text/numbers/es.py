@@ -15,6 +15,7 @@ LANGUAGE = Language(
     plus="más",
     range_word="a",
     ratio_word="a",
+    times_word="por",
     and_word="y",
     dot_word="punto",
     number_word="número",
@@ -127,6 +128,8 @@ LANGUAGE = Language(
     },
     feminine_nouns=frozenset(
         {
+            "libra",
+            "libras",
             "hora",
             "horas",
             "persona",

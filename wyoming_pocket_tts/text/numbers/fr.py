@@ -15,6 +15,7 @@ LANGUAGE = Language(
     plus="plus",
     range_word="à",
     ratio_word="à",
+    times_word="fois",
     and_word="et",
     dot_word="point",
     number_word="numéro",

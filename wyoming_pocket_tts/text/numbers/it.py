@@ -15,6 +15,7 @@ LANGUAGE = Language(
     plus="più",
     range_word="a",
     ratio_word="a",
+    times_word="per",
     and_word="e",
     dot_word="punto",
     number_word="numero",
@@ -151,6 +152,7 @@ LANGUAGE = Language(
     ),
     fractions={2: Noun("mezzo", "mezzi")},
     fraction_rule="o>i",
+    text_fixes=((r"\buna ora\b", "un'ora"),),
     abbreviations=(
         A("Sig.", "Signor", before_name=True),
         A("Sig.ra", "Signora", before_name=True),

@@ -19,6 +19,7 @@ LANGUAGE = Language(
     plus="plus",
     range_word="tot",
     ratio_word="tegen",
+    times_word="keer",
     and_word="en",
     dot_word="punt",
     number_word="nummer",

@@ -15,6 +15,7 @@ LANGUAGE = Language(
     plus="mais",
     range_word="a",
     ratio_word="a",
+    times_word="vezes",
     and_word="e",
     dot_word="ponto",
     number_word="número",
@@ -118,6 +119,8 @@ LANGUAGE = Language(
     gender_fixes={F: ((r"\bum$", "uma"), (r"\bdois$", "duas"), (r"entos\b", "entas"))},
     feminine_nouns=frozenset(
         {
+            "libra",
+            "libras",
             "hora",
             "horas",
             "pessoa",

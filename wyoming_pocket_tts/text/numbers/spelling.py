@@ -65,6 +65,11 @@ class Speller:
         if words is None:
             if len(self._cache) >= _CACHE_LIMIT:
                 self._cache.clear()
-            words = apply_fixes(str(convert(number)), fixes)
+            try:
+                words = apply_fixes(str(convert(number)), fixes)
+            except (ArithmeticError, LookupError, ValueError, TypeError):
+                # num2words has limits (ordinals past its largest scale word, years <0):
+                # read such a number digit by digit rather than fail.
+                words = self.digits(str(number)) if number >= 0 else self.cardinal(number)
             self._cache[key] = words
         return words

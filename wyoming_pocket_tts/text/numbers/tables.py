@@ -85,6 +85,8 @@ class Language:
     """Said between the ends of a range, "5-10"."""
     ratio_word: str
     """Said for a score or ratio, "2:1"."""
+    times_word: str
+    """Said for "5*3" or "5 × 3"."""  # noqa: RUF001
     and_word: str
     dot_word: str
     """Said between the parts of a version number or address, "2.13.0"."""
@@ -134,6 +136,8 @@ class Language:
     fraction_rule: str = "ordinal"
     """How other denominators are named: 'ordinal', 'ordinal+s', 'tel' (German), 'o>i' (Italian)."""
     abbreviations: tuple[Abbreviation, ...] = ()
+    text_fixes: tuple[Fix, ...] = ()
+    """Fixes applied to rewritten text (Italian "una ora" -> "un'ora")."""
     space_groups: bool = False
     """A plain space may separate thousands ("2 500")."""
     ordinal_dot_cues: dict[str, str] = field(default_factory=dict)
