@@ -8,14 +8,21 @@ The tables give, per language, what is sent and the exact words that must reach 
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import pytest
+import sentencepiece
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pocket_tts.models.text_chunking import split_into_best_sentences
+from pocket_tts.modules.text_conditioner import SentencePieceTokenizer
 
 from wyoming_pocket_tts.text.numbers import LANGUAGES, base_language, speak_numbers
+from wyoming_pocket_tts.text.sentences import SentenceSplitter
 from wyoming_pocket_tts.text.speech import prepare_for_speech
+
+from .model_factory import TinyModel
 
 EN = [
     ('1,250 people', 'one thousand two hundred and fifty people'),
@@ -109,7 +116,8 @@ EN = [
     ('i.e. that', 'that is that'),
     ('apples, etc.', 'apples, et cetera.'),
     ('approx. 5 km', 'approximately five kilometers'),
-    ('No. 5', 'number five'),
+    ('No. 5', 'Number five'),
+    ('see no. 5', 'see number five'),
     ('+49 170 1234567', 'plus four nine, one seven zero, one two three four five six seven'),
     ('(555) 123-4567', 'five five five, one two three, four five six seven'),
     ('RTX 4090', 'RTX four thousand and ninety'),
@@ -712,3 +720,122 @@ def test_prepare_for_speech_is_idempotent(text: str, language: str) -> None:
 @given(st.text(alphabet="abcdefghijklmnopqrstuvwxyzäöüéèàçñ ,;!?'", max_size=60), _LANGUAGE)
 def test_text_without_digits_or_symbols_is_unchanged(text: str, language: str) -> None:
     assert speak_numbers(text, language) == text
+
+
+# Streamed text: the splitter must not cut inside numbers, times, dates or abbreviations.
+
+_STREAMS = {
+    "en": (
+        "Dr. Smith says it is 21.5 °C, e.g. Paris is 1,250 km away. No. 5 leaves at 14:30 on "
+        "2026-12-01, approx. Ten people. Prices: €0.38, i.e. Cheap. Done.",
+        [
+            "Doctor Smith says it is twenty-one point five degrees Celsius, for example Paris is one thousand two hundred and fifty kilometers away.",
+            "Number five leaves at two thirty PM on December first, twenty twenty-six, approximately Ten people.",
+            "Prices: thirty-eight cents, that is Cheap.",
+            "Done.",
+        ],
+    ),
+    "de": (
+        "Es sind z. B. 21,5 °C am 1. Dezember. Um 14:30 Uhr fährt ca. 5 km weit Zug Nr. 5 ab, "
+        "d. h. Pünktlich. Obst, Gemüse usw. Dann am 01.12.2026 um 3,5 Uhr.",
+        [
+            "Es sind zum Beispiel einundzwanzig Komma fünf Grad Celsius am ersten Dezember.",
+            "Um vierzehn Uhr dreißig fährt circa fünf Kilometer weit Zug Nummer fünf ab, das heißt Pünktlich.",
+            "Obst, Gemüse und so weiter.",
+            "Dann am ersten Dezember zweitausendsechsundzwanzig um drei Komma fünf Uhr.",
+        ],
+    ),
+    "fr": (
+        "M. Dupont arrive à 14h30 le 01/12/2026, p. ex. Paris. Il fait 3,5 °C, env. Dix minutes. Fin.",
+        [
+            "Monsieur Dupont arrive à quatorze heures trente le premier décembre deux mille vingt-six, par exemple Paris.",
+            "Il fait trois virgule cinq degrés Celsius, environ Dix minutes.",
+            "Fin.",
+        ],
+    ),
+    "it": (
+        "Il Sig. Rossi arriva alle 14:30 del 01/12/2026, ca. Dieci minuti. Fine.",
+        [
+            "Il Signor Rossi arriva alle quattordici e trenta del primo dicembre duemilaventisei, circa Dieci minuti.",
+            "Fine.",
+        ],
+    ),
+    "pt": (
+        "O Sr. Silva chega às 14:30 de 01/12/2026, p. ex. Lisboa. Fim.",
+        [
+            "O Senhor Silva chega às catorze e trinta de primeiro de dezembro de dois mil e vinte e seis, por exemplo Lisboa.",
+            "Fim.",
+        ],
+    ),
+    "es": (
+        "El Sr. García llega a las 14:30 del 01/12/2026, p. ej. Madrid. Fin.",
+        [
+            "El Señor García llega a las catorce y treinta del uno de diciembre de dos mil veintiséis, por ejemplo Madrid.",
+            "Fin.",
+        ],
+    ),
+    "nl": (
+        "Dhr. Jansen komt om 14:30 op 01-12-2026, bijv. Amsterdam. Einde.",
+        [
+            "De heer Jansen komt om veertien uur dertig op één december tweeduizendzesentwintig, bijvoorbeeld Amsterdam.",
+            "Einde.",
+        ],
+    ),
+}
+
+
+def _stream(pieces: list[str], language: str) -> list[str]:
+    splitter = SentenceSplitter(language=language)
+    sentences = [sentence for piece in pieces for sentence in splitter.add(piece)]
+    return sentences + splitter.finish()
+
+
+@pytest.mark.parametrize("language", sorted(_STREAMS))
+def test_streamed_word_by_word_keeps_numbers_and_abbreviations_whole(language: str) -> None:
+    text, expected = _STREAMS[language]
+    first, *rest = text.split(" ")
+    assert _stream([first, *(" " + word for word in rest)], language) == expected
+
+
+@pytest.mark.parametrize("language", sorted(_STREAMS))
+def test_streamed_char_by_char_matches_whole(language: str) -> None:
+    text, expected = _STREAMS[language]
+    assert _stream(list(text), language) == expected
+    assert _stream([text], language) == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data())
+def test_random_split_points_match_whole(data: st.DataObject) -> None:
+    language = data.draw(st.sampled_from(sorted(_STREAMS)))
+    text, expected = _STREAMS[language]
+    cuts = data.draw(st.lists(st.integers(min_value=0, max_value=len(text)), max_size=30))
+    bounds = [0, *sorted(cuts), len(text)]
+    assert _stream([text[a:b] for a, b in itertools.pairwise(bounds)], language) == expected
+
+
+def test_sentence_still_ends_without_waiting_for_more_words() -> None:
+    """Held-back words are only those that may not end a sentence: latency stays one word."""
+    splitter = SentenceSplitter(language="en")
+    assert splitter.add("The humidity is 48.5%.") == []
+    assert splitter.add(" Next") == ["The humidity is forty-eight point five percent."]
+    splitter = SentenceSplitter(language="de")
+    assert splitter.add("Es ist der 1.") == []
+    assert splitter.add(" Dezember") == []  # "1." may be an ordinal: wait for the next word
+    assert splitter.add(" heute. Und") == ["Es ist der erste Dezember heute."]
+
+
+def test_pocket_tts_splitter_finds_only_the_real_sentences(tiny_model: TinyModel) -> None:
+    """pocket-tts's own `split_into_best_sentences` cuts at every full stop: what we hand it
+    must hold one only where a sentence ends. With a budget of one token per chunk it returns
+    each sentence it finds as a chunk of its own (these sentences have no commas)."""
+    sp = sentencepiece.SentencePieceProcessor(model_file=str(tiny_model.tokenizer_path))
+    tokenizer = SentencePieceTokenizer(sp.vocab_size(), str(tiny_model.tokenizer_path))
+    raw = "Dr. Smith arrives at 9 a.m. on Dec. 1 with approx. 2.5 kg. It costs $3.50 e.g. for No. 5 today. Bye."
+
+    def chunks(text: str) -> list[str]:
+        return split_into_best_sentences(tokenizer, text, 1, False, False)
+
+    assert len(chunks(raw)) > 3  # the raw text has bogus full stops: the check can fail
+    prepared = prepare_for_speech(raw, "en")
+    assert len(chunks(prepared)) == 3, prepared

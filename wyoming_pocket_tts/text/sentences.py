@@ -48,7 +48,8 @@ class SentenceSplitter:
     def add(self, piece: str) -> list[str]:
         """Add a piece of the stream; return the sentences it completed."""
         protected = self._protect(self._pending + piece)
-        cut = _ready_end(protected, self._language)
+        context = self._fed_tail  # a word may have begun in what was already fed
+        cut = max(0, _ready_end(context + protected, self._language) - len(context))
         return self._feed(protected[:cut], protected[cut:])
 
     def finish(self) -> list[str]:

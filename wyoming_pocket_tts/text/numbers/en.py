@@ -178,5 +178,11 @@ LANGUAGE = Language(
         A("min.", "minimum", before_digit=True),
         A("max.", "maximum", before_digit=True),
         A("ca.", "circa", before_digit=True),
+        *(
+            A(f"{month[:3]}.", month, before_digit=True)
+            for month in MONTHS
+            if len(month) > 4  # May, June and July are not abbreviated
+        ),
+        A("Sept.", "September", before_digit=True),
     ),
 )

@@ -412,6 +412,8 @@ class Reader:
         if entry.before_name and not _NAME_NEXT.match(rest):
             return match.group()
         spoken = entry.spoken
+        if match.group()[0].isupper():
+            spoken = spoken[0].upper() + spoken[1:]
         ends_sentence = not rest.strip() or _NAME_NEXT.match(rest.replace("\n", " ")) is not None
         if entry.can_end and entry.written.endswith(".") and ends_sentence:
             spoken += "."
