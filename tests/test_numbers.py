@@ -839,3 +839,17 @@ def test_pocket_tts_splitter_finds_only_the_real_sentences(tiny_model: TinyModel
     assert len(chunks(raw)) > 3  # the raw text has bogus full stops: the check can fail
     prepared = prepare_for_speech(raw, "en")
     assert len(chunks(prepared)) == 3, prepared
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=40) | st.lists(st.sampled_from(["🎉", "1️⃣", "🇩🇪", "©", "⭐", "^", "\x07", "a", " ", "°", "€", "–", "™"]), max_size=10).map("".join))
+def test_clean_up_fast_paths_agree_with_the_full_scan(text: str) -> None:
+    """clean_for_speech skips the emoji scan when no emoji is possible and the per-character
+    scan for ASCII text without an unspeakable character; forcing both scans changes nothing."""
+    from wyoming_pocket_tts.text import cleanup
+
+    fast = cleanup.clean_for_speech(text)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(cleanup, "_MAYBE_EMOJI_RE", re.compile(".", re.DOTALL))
+        patch.setattr(cleanup, "_ASCII_UNSPEAKABLE_RE", re.compile(".", re.DOTALL))
+        assert cleanup.clean_for_speech(text) == fast
