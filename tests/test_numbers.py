@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from pathlib import Path
 
 import pytest
 import sentencepiece
@@ -247,6 +248,7 @@ DE = [
     ('1 £', 'ein Pfund'),
     ('1/2', 'ein halb'),
     ('3/4', 'drei Viertel'),
+    ('in 3/4 Stunde', 'in drei Viertel Stunde'),
     ('2/3', 'zwei Drittel'),
     ('+49 170 1234567', 'plus vier neun, eins sieben null, eins zwei drei vier fünf sechs sieben'),
     ('RTX 4090', 'RTX viertausendneunzig'),
@@ -571,7 +573,8 @@ NL = [
     ('$12.50', 'twaalf dollar vijftig'),
     ('3 £', 'drie pond'),
     ('1 £', 'één pond'),
-    ('1/2', 'één half'),
+    ('1/2', 'een half'),
+    ('over 1/2 uur', 'over een half uur'),
     ('3/4', 'drie kwart'),
     ('2/3', 'twee derde'),
     ('+49 170 1234567', 'plus vier negen, één zeven nul, één twee drie vier vijf zes zeven'),
@@ -853,3 +856,24 @@ def test_clean_up_fast_paths_agree_with_the_full_scan(text: str) -> None:
         patch.setattr(cleanup, "_MAYBE_EMOJI_RE", re.compile(".", re.DOTALL))
         patch.setattr(cleanup, "_ASCII_UNSPEAKABLE_RE", re.compile(".", re.DOTALL))
         assert cleanup.clean_for_speech(text) == fast
+
+
+def _readme_examples() -> list[tuple[str, str, str]]:
+    """(language, sent, spoken) rows of the README's "Numbers, units and times" tables."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Numbers, units and times", 1)[1].split("\n## ", 1)[0]
+    rows, language = [], ""
+    for line in section.splitlines():
+        if heading := re.match(r"\*\*.*\(`(\w+)`\)\*\*", line):
+            language = heading.group(1)
+        elif line.startswith("| ") and not line.startswith(("| sent", "| ---")):
+            sent, spoken = (cell.strip() for cell in line.strip("|").split(" | "))
+            rows.append((language, sent, spoken))
+    return rows
+
+
+def test_readme_examples_are_what_is_spoken() -> None:
+    rows = _readme_examples()
+    assert {language for language, _, _ in rows} == set(LANGUAGES)
+    for language, sent, spoken in rows:
+        assert speak_numbers(sent, language) == spoken, (language, sent)

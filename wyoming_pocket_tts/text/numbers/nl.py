@@ -147,7 +147,8 @@ LANGUAGE = Language(
             "december",
         }
     ),
-    fractions={2: Noun("half", "halve"), 4: Noun("kwart", "kwart")},
+    fractions={2: Noun("half", "halve", "n"), 4: Noun("kwart", "kwart", "n")},
+    gender_fixes={"n": ((r"^één$", "een"),)},
     fraction_rule="ordinal",
     clock_words=("uur",),
     abbreviations=(
