@@ -877,3 +877,14 @@ def test_readme_examples_are_what_is_spoken() -> None:
     assert {language for language, _, _ in rows} == set(LANGUAGES)
     for language, sent, spoken in rows:
         assert speak_numbers(sent, language) == spoken, (language, sent)
+
+
+@pytest.mark.parametrize(
+    "text", ["21.5Dr. Smith", "3z. B. 5", "12345678901234567890123451º", "1st2nd", "5%Nr.5"]
+)
+@pytest.mark.parametrize("language", sorted(LANGUAGES))
+def test_inputs_hypothesis_once_broke(text: str, language: str) -> None:
+    """Glued abbreviations were expanded only on a second pass; num2words raised on huge ordinals."""
+    once = speak_numbers(text, language)
+    assert not _DIGIT.search(once)
+    assert speak_numbers(once, language) == once
