@@ -11,14 +11,13 @@ import re
 from functools import cache
 
 from . import de, en, es, fr, it, nl, pt
-from .engine import SYMBOLS, Reader
+from .engine import Reader
 from .tables import Language
 
 LANGUAGES: dict[str, Language] = {
     module.LANGUAGE.code: module.LANGUAGE for module in (en, fr, de, it, pt, es, nl)
 }
 """The languages read, by ISO 639-1 code."""
-_NEEDS_READING = re.compile(f"[0-9{SYMBOLS}]|[^\\W\\d_]\\.|\\b[A-Z][a-z]+\\b")
 
 
 def base_language(language: str) -> str:
@@ -27,16 +26,18 @@ def base_language(language: str) -> str:
     return code if code in LANGUAGES else "en"
 
 
-@cache
 def reader(language: str) -> Reader:
-    """The (cached) reader for a language code."""
-    return Reader(LANGUAGES[base_language(language)])
+    """The reader for a language code, built once per language."""
+    return _reader(base_language(language))
+
+
+@cache
+def _reader(code: str) -> Reader:
+    return Reader(LANGUAGES[code])
 
 
 def speak_numbers(text: str, language: str) -> str:
     """Return `text` with numbers, units, times, dates, money and abbreviations in words."""
-    if not _NEEDS_READING.search(text):
-        return text
     return reader(language).read(text)
 
 
