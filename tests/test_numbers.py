@@ -822,6 +822,12 @@ def test_sentence_still_ends_without_waiting_for_more_words() -> None:
     splitter = SentenceSplitter(language="en")
     assert splitter.add("The humidity is 48.5%.") == []
     assert splitter.add(" Next") == ["The humidity is forty-eight point five percent."]
+    splitter = SentenceSplitter(language="en")  # sentence_stream takes "C." for "Dr."-like
+    for piece in ["The", " room", " is", " 21.5", " °C", "."]:
+        assert splitter.add(piece) == []
+    assert splitter.add(" The") == ["The room is twenty-one point five degrees Celsius."]
+    splitter = SentenceSplitter(language="de")
+    assert splitter.add("Es sind 230 V. Dann") == ["Es sind zweihundertdreißig Volt."]
     splitter = SentenceSplitter(language="de")
     assert splitter.add("Es ist der 1.") == []
     assert splitter.add(" Dezember") == []  # "1." may be an ordinal: wait for the next word

@@ -9,6 +9,7 @@ split across pieces is still handled. Full stops that do not end a sentence ("z.
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Iterable
 from functools import cache
 
@@ -23,6 +24,16 @@ _DOT_STANDIN = "\ufdd1"
 _TOKEN_RE = re.compile(r"\S+")
 _GENERIC_DOTTED = ("a.m.", "p.m.", "a. m.", "p. m.")
 _DIGIT_DOT_RE = re.compile(r"[0-9]{1,3}\.")
+_UNIT_WORD_RE = re.compile(r"(?:[0-9][0-9.,]*)?°?[A-Z][a-z]{0,2}\.?")
+_UNIT_LETTER_RE = re.compile(r"(?<=[0-9])( ?°?)([A-Z])(?=[a-z]{0,2}\.)")
+_LETTER_STANDINS = {
+    letter: chr(0xE000 + index) for index, letter in enumerate(string.ascii_uppercase)
+}
+"""sentence_stream takes "°C." or "5 W." for an abbreviation and waits for one more sentence:
+the unit's capital is hidden behind a private-use character until the sentence is out."""
+_RESTORE = str.maketrans(
+    {_ASTERISK_STANDIN: "*", _DOT_STANDIN: ".", **{v: k for k, v in _LETTER_STANDINS.items()}}
+)
 _CONTEXT_CHARS = 32
 """How much already-fed text the protecting patterns see (a cue word before "1.")."""
 
@@ -87,14 +98,19 @@ def _ready_end(text: str, language: str) -> int:
     """Where the text that may go to the detector ends.
 
     A full stop among the last two words that may yet turn out not to end a sentence ("z." of
-    "z. B.", "1." of "am 1. Dezember") is held back with what follows, until the next word
-    decides; anything else goes to the detector at once, so no sentence waits longer.
+    "z. B.", "1." of "am 1. Dezember"), or a unit after a number that may yet get one ("°C"),
+    is held back with what follows until the next word decides; anything else goes to the
+    detector at once, so no sentence waits longer.
     """
     suspicious = _suspicious_words(language)
-    for match in list(_TOKEN_RE.finditer(text))[-2:]:
-        word = match.group()
+    tokens = list(_TOKEN_RE.finditer(text))
+    for index in range(max(0, len(tokens) - 2), len(tokens)):
+        word = tokens[index].group()
+        previous = tokens[index - 1].group() if index else ""
         if word.endswith(".") and (word in suspicious or _DIGIT_DOT_RE.fullmatch(word)):
-            return match.start()
+            return tokens[index].start()
+        if _UNIT_WORD_RE.fullmatch(word) and (word[0].isdigit() or previous[-1:].isdigit()):
+            return tokens[index].start()  # "21.5 °C" may yet get its sentence's full stop
     return len(text)
 
 
@@ -138,8 +154,12 @@ def _protect(text: str, language: str) -> str:
     text = text.replace("*", _ASTERISK_STANDIN)
     for pattern in _dot_patterns(language):
         text = pattern.sub(_hide_dots, text)
-    return text
+    return _UNIT_LETTER_RE.sub(_hide_unit_letter, text)
+
+
+def _hide_unit_letter(match: re.Match[str]) -> str:
+    return match.group(1) + _LETTER_STANDINS[match.group(2)]
 
 
 def _restore(text: str) -> str:
-    return text.replace(_ASTERISK_STANDIN, "*").replace(_DOT_STANDIN, ".")
+    return text.translate(_RESTORE)
