@@ -135,4 +135,22 @@ def render(r: dict[str, Any]) -> str:
             None,
         ),
     ]
+    rows += text_rows(r["text"])
     return "\n".join(rows) + "\n"
+
+
+def text_rows(text: dict[str, Any]) -> list[str]:
+    """Speech preparation (clean-up and numbers in words) of 5000 characters, per language."""
+    return [
+        _row(
+            f"prepare {text['chars']} characters of announcements ({code}): "
+            "first use / steady, CPU (wall)",
+            f"{figures['first_use_cpu_ms']:.1f} ms ({figures['first_use_wall_ms']:.1f} ms)",
+            f"{figures['steady_cpu_ms']:.1f} ms ({figures['steady_wall_ms']:.1f} ms)",
+            "",
+            "steady < 20 ms",
+            figures["steady_cpu_ms"] < 20,
+        )
+        for code, figures in text.items()
+        if isinstance(figures, dict)
+    ]

@@ -191,6 +191,7 @@ def test_default_options_are_the_server_defaults(config: dict[str, Any], tmp_pat
     options = config["options"]
     assert options["voice_cache_size"] == parser.get_default("voice_cache_size")
     assert options["quantize"] is False and options["text_cleanup"] is True
+    assert options["number_words"] is True
     assert options["voices_dir"].startswith(f"{addon.SHARE_DIR}/")  # created on start
     settings = parse_settings(options_to_argv({**options, "voices_dir": str(tmp_path)}))
     assert settings.engine.model.language == options["language"]
@@ -211,6 +212,7 @@ def test_options_to_argv_maps_every_option() -> None:
             "voice_cache_size": 3,
             "quantize": True,
             "text_cleanup": False,
+            "number_words": False,
             "debug_logging": True,
         }
     )
@@ -219,7 +221,7 @@ def test_options_to_argv_maps_every_option() -> None:
         "--voice", "mamie=/share/mamie.wav",
         "--voices-dir", "/share/pocket-tts/voices",
         "--voice-cache-size", "3",
-        "--quantize", "--no-text-cleanup", "--debug",
+        "--quantize", "--no-text-cleanup", "--no-number-words", "--debug",
     ]  # fmt: skip
     assert "hf_secret" not in argv
 
@@ -228,10 +230,23 @@ def test_quiet_options_add_no_flags() -> None:
     assert options_to_argv({}) == []
     assert (
         options_to_argv(
-            {"voice": "", "voices": [], "voices_dir": "", "quantize": False, "text_cleanup": True}
+            {
+                "voice": "",
+                "voices": [],
+                "voices_dir": "",
+                "quantize": False,
+                "text_cleanup": True,
+                "number_words": True,
+            }
         )
         == []
     )
+
+
+def test_number_words_option_reaches_the_settings() -> None:
+    assert parse_settings(options_to_argv({"number_words": False})).server.number_words is False
+    assert parse_settings(options_to_argv({"number_words": True})).server.number_words is True
+    assert parse_settings([]).server.number_words is True
 
 
 VOICES = [{"name": "a", "source": "/share/a.wav"}, {"name": "b", "source": "alba"}]

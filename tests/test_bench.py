@@ -31,8 +31,11 @@ def test_bench_quick_reports_all_figures(tmp_path: Path) -> None:
         "startup",
         "quantize",
         "encode_threads",
+        "text",
     ]:
         assert figures[section], section
     assert figures["voices"]["encodes_alternating_two_voices"] == 0
     assert figures["startup"]["warm_encodes"] == 0
     assert "| time to first audio (" in result.stdout
+    assert set(figures["text"]) >= {"en", "fr", "de", "it", "pt", "es", "nl"}
+    assert "| prepare 5000 characters of announcements (nl)" in result.stdout

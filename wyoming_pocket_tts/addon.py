@@ -46,6 +46,7 @@ _OPTION_TYPES: dict[str, tuple[type, str]] = {
     "voice_cache_size": (int, "an integer"),
     "quantize": (bool, "true or false"),
     "text_cleanup": (bool, "true or false"),
+    "number_words": (bool, "true or false"),
     "debug_logging": (bool, "true or false"),
 }
 """Every option of config.yaml's schema and the JSON type the Supervisor writes for it."""
@@ -114,6 +115,8 @@ def options_to_argv(
         argv.append("--quantize")
     if options.get("text_cleanup") is False:
         argv.append("--no-text-cleanup")
+    if options.get("number_words") is False:
+        argv.append("--no-number-words")
     if options.get("debug_logging"):
         argv.append("--debug")
     return argv

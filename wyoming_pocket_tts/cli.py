@@ -159,6 +159,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="speak text as sent (keep markdown, emoji, ...)",
     )
     parser.add_argument(
+        "--no-number-words",
+        action="store_true",
+        help="keep digits, units and symbols as sent, for automations that already write words",
+    )
+    parser.add_argument(
         "--language-code",
         help="language code of the first model (e.g. en-GB; default: from its name)",
     )
@@ -190,6 +195,7 @@ def parse_settings(argv: Sequence[str] | None = None) -> Settings:
             max_text_chars=args.max_text_chars,
             max_connections=args.max_connections,
             clean_text=not args.no_text_cleanup,
+            number_words=not args.no_number_words,
         ),
         engine=EngineSettings(
             models=models,

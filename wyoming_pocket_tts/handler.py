@@ -39,8 +39,8 @@ from .engine.scheduler import SHUTDOWN, EngineBusy
 from .protocol import ProtocolError, read_event
 from .service import Service
 from .settings import CHANNELS, SAMPLE_RATE, SAMPLE_WIDTH
-from .text.cleanup import clean_for_speech
 from .text.sentences import SentenceSplitter, ends_sentence
+from .text.speech import prepare_for_speech
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -268,17 +268,18 @@ class TtsEventHandler(AsyncEventHandler):
         if not isinstance(raw, str):
             self._fail(response, JobError("bad-request", "synthesize needs a text string"))
             return
+        language = response.job.voice.language
         if len(raw) > self._settings.max_text_chars:
             # Speak the whole sentences that fit, then say why the rest is missing.
             fitting = await asyncio.to_thread(
-                _whole_sentences, self._splitter(), raw[: self._settings.max_text_chars]
+                _whole_sentences, self._splitter(language), raw[: self._settings.max_text_chars]
             )
             response.error = self._too_long(len(raw))
             if fitting:
                 self._speak(response, " ".join(fitting))
             self._scheduler.close(response.job)
             return
-        text = await asyncio.to_thread(self._prepare, raw)
+        text = await asyncio.to_thread(self._prepare, raw, language)
         if text.strip():
             self._speak(response, text)
         self._scheduler.close(response.job)
@@ -288,7 +289,8 @@ class TtsEventHandler(AsyncEventHandler):
             _LOGGER.warning("synthesize-start while a stream is open: closing the previous one")
             self._end_stream(self._stream)
         response = self._new_response(data, streaming=True)
-        self._stream = _Stream(response, self._splitter(), last_text=self._loop.time())
+        splitter = self._splitter(response.job.voice.language)
+        self._stream = _Stream(response, splitter, last_text=self._loop.time())
 
     async def _stream_chunk(self, data: dict[str, Any]) -> None:
         stream, text = self._stream, data.get("text")
@@ -343,12 +345,17 @@ class TtsEventHandler(AsyncEventHandler):
 
     # Helpers.
 
-    def _prepare(self, text: str) -> str:
-        """One-shot text as the model should read it."""
-        return clean_for_speech(text) if self._settings.clean_text else text
+    def _prepare(self, text: str, language: str) -> str:
+        """One-shot text as the model should read it, in its voice's language."""
+        settings = self._settings
+        return prepare_for_speech(
+            text, language, clean=settings.clean_text, numbers=settings.number_words
+        )
 
-    def _splitter(self) -> SentenceSplitter:
-        return SentenceSplitter(clean=self._settings.clean_text)
+    def _splitter(self, language: str) -> SentenceSplitter:
+        """Streamed text to sentences as the model should read them, in `language`."""
+        settings = self._settings
+        return SentenceSplitter(settings.clean_text, language, settings.number_words)
 
     def _new_response(self, data: dict[str, Any], streaming: bool) -> _Response:
         voice = self._service.catalog.resolve(*_voice_request(data))

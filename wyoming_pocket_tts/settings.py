@@ -75,6 +75,8 @@ class ServerSettings:
     """Longest text accepted for one request, streamed or not."""
     clean_text: bool = True
     """Strip markdown, emoji and other unspeakable symbols before synthesis."""
+    number_words: bool = True
+    """Say numbers, units, times, dates, money and abbreviations as words (with clean_text)."""
     write_timeout: float = 30.0
     """Seconds a client may stop reading audio before it is treated as gone."""
     idle_timeout: float = 300.0

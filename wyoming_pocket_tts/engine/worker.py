@@ -108,10 +108,11 @@ class Engine:
             except Exception as error:
                 self._failures.record(job.voice, str(error))
                 raise
-            first, *rest = _chunks(loaded.model, text) or [""]
+            chunks = [text] if isinstance(text, _Chunk) else _chunks(loaded.model, text)
+            first, *rest = chunks or [""]
             if first:
                 self._speak(loaded.model, state, first, job)
-            return rest
+            return [_Chunk(chunk) for chunk in rest]
         except Exception as error:
             _LOGGER.exception("Synthesis failed")
             job.emit(JobError("synthesis-failed", f"Synthesis failed: {error}"))
@@ -145,6 +146,10 @@ class Engine:
             samples / model.sample_rate,
             time.monotonic() - started,
         )
+
+
+class _Chunk(str):
+    """Text pocket-tts has already cut: spoken as it is when its turn comes."""
 
 
 def _chunks(model: TTSModel, text: str) -> list[str]:

@@ -1,1 +1,1 @@
-"""Text on its way to the model: clean-up for speech and sentence splitting."""
+"""Text on its way to the model: clean-up, numbers said as words, and sentence splitting."""

@@ -1,0 +1,44 @@
+"""Numbers, units, times, dates, money and abbreviations said as words, in seven languages.
+
+`speak_numbers(text, language)` rewrites text so that no digit and no unit or currency symbol
+reaches the model; Pocket-TTS is too small to read them itself. The engine is in `engine`,
+each language's tables in its own module (`en`, `fr`, `de`, `it`, `pt`, `es`, `nl`).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from . import de, en, es, fr, it, nl, pt
+from .engine import Reader
+from .tables import Language
+
+LANGUAGES: dict[str, Language] = {
+    module.LANGUAGE.code: module.LANGUAGE for module in (en, fr, de, it, pt, es, nl)
+}
+"""The languages read, by ISO 639-1 code."""
+
+
+def base_language(language: str) -> str:
+    """'en-GB', 'pt_BR', 'FR' -> the code of a language we read; English when unknown."""
+    code = re.split(r"[-_]", language.strip().lower(), maxsplit=1)[0]
+    return code if code in LANGUAGES else "en"
+
+
+def reader(language: str) -> Reader:
+    """The reader for a language code, built once per language."""
+    return _reader(base_language(language))
+
+
+@cache
+def _reader(code: str) -> Reader:
+    return Reader(LANGUAGES[code])
+
+
+def speak_numbers(text: str, language: str) -> str:
+    """Return `text` with numbers, units, times, dates, money and abbreviations in words."""
+    return reader(language).read(text)
+
+
+__all__ = ["LANGUAGES", "base_language", "reader", "speak_numbers"]

@@ -1,0 +1,22 @@
+"""Text as the model should receive it: cleaned of markup, numbers and symbols in words."""
+
+from __future__ import annotations
+
+from .cleanup import clean_for_speech
+from .numbers import speak_numbers
+
+
+def prepare_for_speech(
+    text: str, language: str, *, clean: bool = True, numbers: bool = True
+) -> str:
+    """Clean `text` for speech, then (unless `numbers` is off) say its numbers in `language`.
+
+    `clean=False` means "speak exactly what was sent": the text is returned unchanged, numbers
+    included. Idempotent: preparing prepared text changes nothing.
+    """
+    if not clean:
+        return text
+    text = clean_for_speech(text)
+    if numbers and text:
+        text = speak_numbers(text, language).strip()
+    return text
