@@ -107,3 +107,33 @@ def test_number_words_can_be_turned_off(
 
     asyncio.run(scenario())
     assert model_inputs == ["It is 21.5 °C now."]  # cleaned up, numbers as sent
+
+
+@pytest.mark.timeout(300)
+def test_each_voice_reads_numbers_in_its_own_language(
+    tiny_model: TinyModel,
+    endless_model: TinyModel,
+    voices: dict[str, Path],
+    model_inputs: list[str],
+) -> None:
+    """Two models, English first: a French voice's text is read the French way."""
+
+    async def scenario() -> None:
+        args = [
+            "--model-config", f"en={tiny_model.config_path}",
+            "--model-config", f"fr={endless_model.config_path}",
+            "--voice", f"anna={voices['a']}",
+            "--voice", f"fr:mamie={voices['b']}",
+            "--max-text-chars", "60",
+        ]  # fmt: skip
+        async with running_server(args) as server:
+            port = server.port or 0
+            for voice in ("anna", "mamie"):
+                assert not (await synthesize(port, "Il fait 21,5 °C.", voice=voice)).errors
+            streamed = await synthesize_streamed(port, _words("Il fait 21,5 °C."), voice="mamie")
+            assert not streamed.errors
+
+    asyncio.run(scenario())
+    french = "Il fait vingt et un virgule cinq degrés Celsius."
+    assert model_inputs[1:] == [french, french]
+    assert model_inputs[0] != french  # English reads "21,5" as twenty-one thousand five hundred
