@@ -136,4 +136,4 @@ def test_each_voice_reads_numbers_in_its_own_language(
     asyncio.run(scenario())
     french = "Il fait vingt et un virgule cinq degrés Celsius."
     assert model_inputs[1:] == [french, french]
-    assert model_inputs[0] != french  # English reads "21,5" as twenty-one thousand five hundred
+    assert model_inputs[0] == "Il fait twenty-one point five degrees Celsius."  # in English
