@@ -184,6 +184,7 @@ def test_language_choices_are_pocket_tts_models(config: dict[str, Any]) -> None:
     choices = match.group(1).split("|")
     assert set(choices) <= set(builtin_languages())
     assert config["options"]["language"] in choices
+    assert config["schema"]["languages"] == [config["schema"]["language"]]  # the same choices
 
 
 def test_default_options_are_the_server_defaults(config: dict[str, Any], tmp_path: Path) -> None:
@@ -192,6 +193,8 @@ def test_default_options_are_the_server_defaults(config: dict[str, Any], tmp_pat
     assert options["voice_cache_size"] == parser.get_default("voice_cache_size")
     assert options["quantize"] is False and options["text_cleanup"] is True
     assert options["number_words"] is True
+    assert options["max_models"] == parser.get_default("max_models")
+    assert options["preload"] is False and options["languages"] == []
     assert options["voices_dir"].startswith(f"{addon.SHARE_DIR}/")  # created on start
     settings = parse_settings(options_to_argv({**options, "voices_dir": str(tmp_path)}))
     assert settings.engine.model.language == options["language"]
@@ -205,8 +208,15 @@ def test_options_to_argv_maps_every_option() -> None:
     argv = options_to_argv(
         {
             "language": "french",
+            "languages": ["english", "french", "dutch"],
+            "max_models": 3,
+            "preload": True,
             "voice": None,
-            "voices": [{"name": "mamie", "source": "/share/mamie.wav"}],
+            "voices": [
+                {"name": "mamie", "source": "/share/mamie.wav"},
+                {"name": "oma", "source": "/share/oma.wav", "language": "dutch"},
+                {"name": "bob", "source": "alba", "language": "en"},
+            ],
             "voices_dir": "/share/pocket-tts/voices",
             "hf_token": "hf_secret",
             "voice_cache_size": 3,
@@ -217,9 +227,12 @@ def test_options_to_argv_maps_every_option() -> None:
         }
     )
     assert argv == [
-        "--language", "french",
+        "--language", "french", "--language", "english", "--language", "dutch",
         "--voice", "mamie=/share/mamie.wav",
+        "--voice", "nl:oma=/share/oma.wav",
+        "--voice", "en:bob=alba",
         "--voices-dir", "/share/pocket-tts/voices",
+        "--max-models", "3", "--preload",
         "--voice-cache-size", "3",
         "--quantize", "--no-text-cleanup", "--no-number-words", "--debug",
     ]  # fmt: skip
@@ -241,6 +254,26 @@ def test_quiet_options_add_no_flags() -> None:
         )
         == []
     )
+
+
+def test_language_options_reach_the_settings() -> None:
+    options = {
+        "language": "dutch",
+        "languages": ["english"],
+        "max_models": 1,
+        "voices": [{"name": "grandpa", "source": "alba", "language": "english"}],
+    }
+    settings = parse_settings(options_to_argv(options))
+    assert [(m.language, m.code) for m in settings.engine.models] == [
+        ("dutch", "nl"),
+        ("english", "en"),
+    ]
+    assert settings.engine.max_models == 1 and not settings.engine.preload
+    assert [(v.name, v.language) for v in settings.voices] == [("grandpa", "en")]
+    # The old single-language options keep working.
+    assert [
+        m.code for m in parse_settings(options_to_argv({"language": "german"})).engine.models
+    ] == ["de"]
 
 
 def test_number_words_option_reaches_the_settings() -> None:
@@ -308,8 +341,11 @@ def wav_bytes(seconds: float = 0.1, rate: int = 24000) -> bytes:
         ({"quantize": "yes"}, "option 'quantize' must be true or false"),
         ({"voices": {"name": "a"}}, "option 'voices' must be a list"),
         ({"voices": None}, "option 'voices' must be a list"),
-        ({"voices": [{"name": "a"}]}, "option 'voices' entry 1 needs just 'name' and 'source'"),
-        ({"voices": [{"name": "a", "source": 1}]}, "'name' and 'source' must be strings"),
+        ({"voices": [{"name": "a"}]}, "option 'voices' entry 1 needs 'name' and 'source'"),
+        (
+            {"voices": [{"name": "a", "source": 1}]},
+            "'name', 'source' and 'language' must be strings",
+        ),
         ({"voices": [{"name": "a=b", "source": "x"}]}, "a voice name cannot contain '='"),
     ],
 )

@@ -25,7 +25,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .cli import parse_settings
+from .cli import builtin_languages, parse_settings
+from .settings import ModelSettings
+from .voices.catalog import language_code
 from .voices.folder import VoiceFolder
 
 _LOGGER = logging.getLogger(__name__)
@@ -39,6 +41,9 @@ PROG = "wyoming-pocket-tts add-on"
 
 _OPTION_TYPES: dict[str, tuple[type, str]] = {
     "language": (str, "a string"),
+    "languages": (list, "a list"),
+    "max_models": (int, "an integer"),
+    "preload": (bool, "true or false"),
     "voice": (str, "a string"),
     "voices": (list, "a list"),
     "voices_dir": (str, "a string"),
@@ -50,6 +55,7 @@ _OPTION_TYPES: dict[str, tuple[type, str]] = {
     "debug_logging": (bool, "true or false"),
 }
 """Every option of config.yaml's schema and the JSON type the Supervisor writes for it."""
+_VOICE_KEYS = {"name", "source", "language"}
 _OPTIONAL = ("voice", "voices_dir", "hf_token")
 """Options the Supervisor leaves out (or that may be null or empty) when the user clears them."""
 
@@ -72,10 +78,12 @@ def check_options(options: Any) -> None:
             raise OptionsError(f"option {key!r} must be {expected}, got {json.dumps(value)}")
     for number, voice in enumerate(options.get("voices", []), 1):
         where = f"option 'voices' entry {number}"
-        if not isinstance(voice, Mapping) or set(voice) != {"name", "source"}:
-            raise OptionsError(f"{where} needs just 'name' and 'source', got {json.dumps(voice)}")
-        if not (isinstance(voice["name"], str) and isinstance(voice["source"], str)):
-            raise OptionsError(f"{where}: 'name' and 'source' must be strings")
+        if not isinstance(voice, Mapping) or not {"name", "source"} <= set(voice) <= _VOICE_KEYS:
+            raise OptionsError(
+                f"{where} needs 'name' and 'source' (and maybe 'language'), got {json.dumps(voice)}"
+            )
+        if not all(isinstance(voice.get(key, ""), str | None) for key in _VOICE_KEYS):
+            raise OptionsError(f"{where}: 'name', 'source' and 'language' must be strings")
         if "=" in voice["name"]:
             raise OptionsError(f"{where}: a voice name cannot contain '=': {voice['name']!r}")
 
@@ -93,9 +101,13 @@ def options_to_argv(
     check_options(options)
     folder_voices = folder_voices or {}
     argv: list[str] = []
-    if options.get("language"):
-        argv += ["--language", options["language"]]
-    voices = [f"{voice['name']}={voice['source']}" for voice in options.get("voices", [])]
+    languages = [options["language"]] if options.get("language") else []
+    for language in options.get("languages", []):
+        if language not in languages:
+            languages.append(language)
+    for language in languages:
+        argv += ["--language", language]
+    voices = [_voice_flag(voice) for voice in options.get("voices", [])]
     default = (options.get("voice") or "").strip()
     if default:
         names = [voice["name"].strip() for voice in options.get("voices", [])]
@@ -109,6 +121,10 @@ def options_to_argv(
         argv += ["--voice", voice]
     if options.get("voices_dir"):
         argv += ["--voices-dir", options["voices_dir"]]
+    if "max_models" in options:
+        argv += ["--max-models", str(options["max_models"])]
+    if options.get("preload"):
+        argv.append("--preload")
     if "voice_cache_size" in options:
         argv += ["--voice-cache-size", str(options["voice_cache_size"])]
     if options.get("quantize"):
@@ -120,6 +136,17 @@ def options_to_argv(
     if options.get("debug_logging"):
         argv.append("--debug")
     return argv
+
+
+def _voice_flag(voice: Mapping[str, str]) -> str:
+    """`--voice` for an entry of `voices`: its language is a code (`fr`) or a model (`french`)."""
+    flag = f"{voice['name']}={voice['source']}"
+    language = (voice.get("language") or "").strip()
+    if not language:
+        return flag
+    if language in builtin_languages():
+        language = language_code(ModelSettings(language=language))
+    return f"{language}:{flag}"
 
 
 def load_options(path: Path) -> dict[str, Any]:
