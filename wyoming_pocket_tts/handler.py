@@ -179,14 +179,19 @@ class TtsEventHandler(AsyncEventHandler):
                     "Ending a stream that sent no text for %.0f s", now - stream.last_text
                 )
                 self._end_stream(stream, JobError("stream-timeout", "No text came for too long"))
-                return self._settings.idle_timeout
+                return self._poll
             return left
         if self._live:  # audio is due: the write timeout watches the client
-            return min(1.0, self._settings.idle_timeout)
+            return self._poll
         left = self._last_activity + self._settings.idle_timeout - now
         if left <= 0:
             raise _Quiet(f"idle for {now - self._last_activity:.0f} s")
         return left
+
+    @property
+    def _poll(self) -> float:
+        """How often to look again while audio is due."""
+        return min(1.0, self._settings.idle_timeout)
 
     async def _answer_the_rest(self) -> None:
         """End of input: finish an open stream and write every answer still due.
