@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from ..audio import to_pcm16
 from ..settings import EngineSettings
 from ..voices.catalog import VoiceCatalog
+from ..voices.cloning import report_voice_cloning
 from ..voices.states import VoiceStates
 from ..voices.store import VoiceStateStore, model_identity
 from .job import JobError, StreamStalled, SynthesisJob
@@ -105,6 +106,7 @@ class Engine:
         else:
             model = TTSModel.load_model(language=settings.language, quantize=settings.quantize)
         _LOGGER.info("Loaded model %s in %.1f s", settings.identity, time.monotonic() - started)
+        report_voice_cloning(model, self._failures)
         self._voice_states = VoiceStates(model, self.settings.voice_cache_size, self._open_store())
         default, *others = self._warm_voices
         try:

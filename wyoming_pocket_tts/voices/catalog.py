@@ -11,6 +11,7 @@ import logging
 from collections.abc import Sequence
 from enum import Enum
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from ..settings import ModelSettings, VoiceSpec
 from .folder import VoiceFolder, file_version
@@ -47,6 +48,19 @@ def voice_kind(source: str) -> VoiceKind:
     if path.suffix or len(path.parts) > 1 or path.exists():
         return VoiceKind.FILE
     return VoiceKind.BUILTIN
+
+
+def is_audio_prompt(source: str) -> bool:
+    """Whether a voice source is audio to clone (file, URL or hf:// audio), not a ready state.
+
+    Built-in names and `.safetensors` files are states; everything else must be encoded by a
+    model that has the voice-cloning weights.
+    """
+    kind = voice_kind(source)
+    if kind is VoiceKind.BUILTIN:
+        return False
+    path = urlsplit(source).path if source.startswith(("http://", "https://")) else source
+    return not path.split("@")[0].lower().endswith(".safetensors")
 
 
 def parse_voice_arg(value: str) -> VoiceSpec:
@@ -97,11 +111,18 @@ class LoadFailures:
     """Voices whose prompt could not be loaded, until their file changes.
 
     Written by the engine thread and read on the loop; each is a single dict operation, which
-    the GIL makes atomic, so no lock is needed.
+    the GIL makes atomic, so no lock is needed. Once the engine reports that the model cannot
+    clone voices (`refuse_cloning`), every audio voice fails, also one never tried yet.
     """
 
     def __init__(self) -> None:
         self._failed: dict[str, tuple[object, str]] = {}
+        self._no_cloning: tuple[str, str] | None = None
+        self._told: set[str] = set()
+
+    def refuse_cloning(self, reason: str, remedy: str) -> None:
+        """The loaded model cannot clone: voices cloned from audio are unavailable."""
+        self._no_cloning = (reason, remedy)
 
     def record(self, spec: VoiceSpec, reason: str) -> None:
         """Remember that `spec` failed to load as its source is now."""
@@ -109,6 +130,12 @@ class LoadFailures:
 
     def reason(self, spec: VoiceSpec) -> str | None:
         """Why `spec` cannot load, if it failed as it is now."""
+        if self._no_cloning is not None and is_audio_prompt(spec.source):
+            reason, remedy = self._no_cloning
+            if spec.source not in self._told:  # once per voice, whoever asks first
+                self._told.add(spec.source)
+                _LOGGER.warning("Voice %s is not offered: %s. %s", spec.name, reason, remedy)
+            return reason
         failure = self._failed.get(spec.source)
         if failure is None or failure[0] != _source_version(spec):
             return None

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..settings import VoiceSpec
-from .catalog import VoiceKind, voice_kind
+from .catalog import VoiceKind, is_audio_prompt, voice_kind
+from .cloning import VoiceCloningUnavailable, can_clone
 from .folder import AUDIO_SUFFIXES, file_version
 from .lru import LruCache
 from .prompt_audio import read_prompt
@@ -121,15 +122,19 @@ class VoiceStates:
 
     def _load(self, spec: VoiceSpec, key: VoiceKey) -> ModelState:
         started = time.monotonic()
+        source = self._prompt_source(spec, key)
+        if not can_clone(self._model) and is_audio_prompt(str(source)):
+            raise VoiceCloningUnavailable()
         saved = None
         if self._store is not None and key.is_audio:
-            saved = self._store.path_for(key.fingerprint or key.source, key.truncate)
+            saved = self._store.path_for(
+                key.fingerprint or key.source, key.truncate, can_clone(self._model)
+            )
             state = self._store.load(self._model, saved)
             if state is not None:
                 elapsed = time.monotonic() - started
                 _LOGGER.info("Loaded voice %s from its saved state in %.3f s", spec.name, elapsed)
                 return state
-        source = self._prompt_source(spec, key)
         with encoding_threads():
             if isinstance(source, Path) and key.is_audio:
                 prompt = read_prompt(source, self._model.sample_rate, spec.name)

@@ -1,10 +1,10 @@
 """Voice states persisted on disk, so a voice is encoded once and then loads in milliseconds.
 
 A state is saved under a name derived from the prompt's content fingerprint (or URL), the truncate
-flag and the model's identity (its config, local weights and pocket-tts version), so a changed
-audio file or model gets a new entry. Writes are atomic (temporary file + rename). A file that
-cannot be read is logged, deleted and encoded again. Entries not used for `MAX_AGE_DAYS` are
-deleted when the server starts.
+flag, the model's identity (its config, local weights and pocket-tts version) and whether its
+weights can clone voices, so a changed audio file or model gets a new entry. Writes are atomic
+(temporary file + rename). A file that cannot be read is logged, deleted and encoded again.
+Entries not used for `MAX_AGE_DAYS` are deleted when the server starts.
 """
 
 from __future__ import annotations
@@ -66,9 +66,15 @@ class VoiceStateStore:
         folder.mkdir(parents=True, exist_ok=True)
         self._prune()
 
-    def path_for(self, prompt_id: str, truncate: bool) -> Path:
-        """Where the state of a prompt (content fingerprint or URL) is kept."""
-        key = f"{self._model_id}\0{prompt_id}\0{truncate}".encode()
+    def path_for(self, prompt_id: str, truncate: bool, voice_cloning: bool = True) -> Path:
+        """Where the state of a prompt (content fingerprint or URL) is kept.
+
+        `voice_cloning` is the capability of the weights that make the state: pocket-tts loads
+        different weights without it, so their states never mix. Weights that can clone keep the
+        key of the files saved before the capability was part of it.
+        """
+        weights = "" if voice_cloning else "\0without-voice-cloning"
+        key = f"{self._model_id}\0{prompt_id}\0{truncate}{weights}".encode()
         return self.folder / f"{hashlib.sha256(key).hexdigest()[:40]}{_SUFFIX}"
 
     def load(self, model: TTSModel, path: Path) -> ModelState | None:
