@@ -13,7 +13,7 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from ..audio import to_pcm16
+from ..audio.pcm import to_pcm16
 from ..settings import EngineSettings
 from ..voices.catalog import VoiceCatalog
 from ..voices.cloning import report_voice_cloning
