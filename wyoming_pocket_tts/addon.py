@@ -44,6 +44,7 @@ _OPTION_TYPES: dict[str, tuple[type, str]] = {
     "voices_dir": (str, "a string"),
     "hf_token": (str, "a string"),
     "voice_cache_size": (int, "an integer"),
+    "loudness": (str, "a string"),
     "quantize": (bool, "true or false"),
     "text_cleanup": (bool, "true or false"),
     "debug_logging": (bool, "true or false"),
@@ -110,6 +111,8 @@ def options_to_argv(
         argv += ["--voices-dir", options["voices_dir"]]
     if "voice_cache_size" in options:
         argv += ["--voice-cache-size", str(options["voice_cache_size"])]
+    if str(options.get("loudness") or "").strip():
+        argv += ["--loudness", options["loudness"].strip()]
     if options.get("quantize"):
         argv.append("--quantize")
     if options.get("text_cleanup") is False:

@@ -10,6 +10,8 @@ SAMPLE_RATE = 24000
 SAMPLE_WIDTH = 2
 """Bytes per sample: audio leaves the server as signed 16-bit little-endian PCM."""
 CHANNELS = 1
+DEFAULT_LOUDNESS_LUFS = -20.0
+"""Every voice is brought to this integrated loudness unless `--loudness off` (see the README)."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,16 @@ class ModelSettings:
 
 
 @dataclass(frozen=True)
+class LoudnessSettings:
+    """Bring every voice to one loudness, measured once per voice."""
+
+    target_lufs: float = DEFAULT_LOUDNESS_LUFS
+    """Integrated loudness (ITU-R BS.1770) every voice is brought to."""
+    language: str = "en"
+    """ISO code of the model's language: the calibration phrase is spoken in it."""
+
+
+@dataclass(frozen=True)
 class EngineSettings:
     """Everything the engine thread needs."""
 
@@ -52,6 +64,8 @@ class EngineSettings:
     """Seconds the engine waits for the next sentence of a streamed request before giving up."""
     data_dir: Path | None = None
     """Where voice states are persisted; None keeps nothing on disk."""
+    loudness: LoudnessSettings | None = field(default_factory=LoudnessSettings)
+    """Loudness normalisation; None leaves the samples exactly as pocket-tts makes them."""
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from ..audio.pcm import to_pcm16
 from ..settings import EngineSettings
 from ..voices.catalog import VoiceCatalog
 from ..voices.cloning import report_voice_cloning
-from ..voices.states import VoiceStates
+from ..voices.states import Voice, VoiceStates
 from ..voices.store import VoiceStateStore, model_identity
 from .job import JobError, StreamStalled, SynthesisJob
 
@@ -107,7 +107,9 @@ class Engine:
             model = TTSModel.load_model(language=settings.language, quantize=settings.quantize)
         _LOGGER.info("Loaded model %s in %.1f s", settings.identity, time.monotonic() - started)
         report_voice_cloning(model, self._failures)
-        self._voice_states = VoiceStates(model, self.settings.voice_cache_size, self._open_store())
+        self._voice_states = VoiceStates(
+            model, self.settings.voice_cache_size, self._open_store(), self.settings.loudness
+        )
         default, *others = self._warm_voices
         try:
             self._voice_states.get(default)
@@ -139,12 +141,12 @@ class Engine:
         assert self._voice_states is not None
         try:
             try:
-                state = self._voice_states.get(job.voice)
+                voice = self._voice_states.get(job.voice)
             except Exception as error:
                 self._failures.record(job.voice, str(error))
                 raise
             while (text := job.next_text(self.settings.stream_idle_timeout)) is not None:
-                self._speak(model, state, text, job)
+                self._speak(model, voice, text, job)
         except StreamStalled as error:
             _LOGGER.warning("Streamed request abandoned: %s", error)
             job.emit(JobError("stream-timeout", f"Streamed text stalled: {error}"))
@@ -152,16 +154,16 @@ class Engine:
             _LOGGER.exception("Synthesis failed")
             job.emit(JobError("synthesis-failed", f"Synthesis failed: {error}"))
 
-    def _speak(self, model: TTSModel, state: dict, text: str, job: SynthesisJob) -> None:
+    def _speak(self, model: TTSModel, voice: Voice, text: str, job: SynthesisJob) -> None:
         """Generate `text`, emitting audio as pocket-tts decodes it."""
         started = time.monotonic()
         chunks = samples = 0
-        stream = model.generate_audio_stream(state, text, stop=job.stop)
+        stream = model.generate_audio_stream(voice.state, text, stop=job.stop)
         try:
             for audio in stream:
                 if job.stop.is_set():
                     break
-                job.emit(to_pcm16(audio))
+                job.emit(to_pcm16(audio, voice.gain))
                 chunks += 1
                 samples += audio.shape[-1]
         except BaseException:
