@@ -25,6 +25,7 @@ from pocket_tts import export_model_state
 
 from tests.model_factory import build_tiny_model, write_voice_wav
 
+from . import loudness
 from .sides import Library, Run, Server
 
 TEXT = "The living room lights are on, and the front door is locked for the night."
@@ -183,6 +184,7 @@ def run(quick: bool, runs: int, root: Path) -> dict[str, Any]:
     warm.stop()
     int8.stop()
     results["encode_threads"] = encode_threads(library, prompts[0], runs)
+    results["loudness"] = loudness.measure(model.config_path, root, seconds)
     return results
 
 

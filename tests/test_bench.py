@@ -31,8 +31,10 @@ def test_bench_quick_reports_all_figures(tmp_path: Path) -> None:
         "startup",
         "quantize",
         "encode_threads",
+        "loudness",
     ]:
         assert figures[section], section
     assert figures["voices"]["encodes_alternating_two_voices"] == 0
     assert figures["startup"]["warm_encodes"] == 0
     assert "| time to first audio (" in result.stdout
+    assert "| loudness of 3 voices" in result.stdout

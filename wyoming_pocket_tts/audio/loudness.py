@@ -31,8 +31,9 @@ DEFAULT_TARGET_LUFS = -20.0
 MAX_GAIN_DB = 40.0
 """A voice needing more gain (or attenuation) than this is measured wrongly, not quiet."""
 
-CALIBRATION_MAX_SECONDS = 6.0
-"""Generation stops here: random or odd weights may never emit end-of-speech."""
+CALIBRATION_MAX_SECONDS = 3.0
+"""Speech measured per voice: enough for BS.1770 (400 ms blocks), and the cost of a first use
+of a new voice grows with it. Also bounds weights that never emit end-of-speech."""
 
 KNEE = 0.6
 """Samples below this magnitude (-4.4 dBFS) pass unchanged."""

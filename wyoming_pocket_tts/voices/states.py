@@ -3,7 +3,8 @@
 Encoding a prompt (audio -> Mimi latents -> KV cache) costs a second or more of CPU, so states are
 cached under the voice's resolved identity: its source, the truncate flag and, for files, a content
 fingerprint, so that an edited file is encoded again. pocket-tts deep-copies a state for every
-generation (`copy_state=True`), so cached states are never mutated.
+generation (`copy_state=True`), so cached states are never mutated. Each cached `Voice` also
+carries the gain that brings it to the target loudness (see `audio.loudness`).
 """
 
 from __future__ import annotations
