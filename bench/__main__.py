@@ -25,6 +25,7 @@ from pocket_tts import export_model_state
 
 from tests.model_factory import build_tiny_model, write_voice_wav
 
+from . import loudness
 from .sides import Library, Run, Server
 from .text import text_speed
 
@@ -185,6 +186,7 @@ def run(quick: bool, runs: int, root: Path) -> dict[str, Any]:
     int8.stop()
     results["encode_threads"] = encode_threads(library, prompts[0], runs)
     results["text"] = text_speed(10 * runs)
+    results["loudness"] = loudness.measure(model.config_path, root, seconds)
     return results
 
 

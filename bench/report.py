@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .loudness import rows as loudness_rows
+
 
 def _ms(seconds: float) -> str:
     return f"{seconds * 1000:.0f} ms"
@@ -136,6 +138,8 @@ def render(r: dict[str, Any]) -> str:
         ),
     ]
     rows += text_rows(r["text"])
+    if "loudness" in r:
+        rows += [_row(*row) for row in loudness_rows(r["loudness"])]
     return "\n".join(rows) + "\n"
 
 

@@ -130,19 +130,35 @@ AUDIO_START = AudioStart(rate=0, width=0, channels=0).event().type
 AUDIO_STOP = AudioStop().event().type
 
 
-class ServerProcess:
-    """`python -m wyoming_pocket_tts` on 127.0.0.1:<free port>, its log captured to a file."""
+SEEDED_MAIN = (
+    "import sys, torch; torch.manual_seed({seed}); "
+    "from wyoming_pocket_tts.__main__ import main; sys.exit(main(sys.argv[1:]))"
+)
+"""`python -m wyoming_pocket_tts` with torch's random generator seeded first."""
 
-    def __init__(self, args: Sequence[str], log_path: Path, env: dict[str, str] | None = None):
+
+class ServerProcess:
+    """`python -m wyoming_pocket_tts` on 127.0.0.1:<free port>, its log captured to a file.
+
+    With `seed`, torch's random generator is seeded before the server starts, so two servers
+    started alike generate the same samples for their first request: pocket-tts samples noise
+    for every frame, and with random weights that noise outweighs the voice, so comparing audio
+    content (which voice spoke) needs the same noise on both sides.
+    """
+
+    def __init__(
+        self,
+        args: Sequence[str],
+        log_path: Path,
+        env: dict[str, str] | None = None,
+        seed: int | None = None,
+    ):
         self.port = free_port()
         self.log_path = log_path
-        command = [
-            sys.executable,
-            "-m",
-            "wyoming_pocket_tts",
-            "--uri",
-            f"tcp://127.0.0.1:{self.port}",
-        ]
+        entry = ["-m", "wyoming_pocket_tts"]
+        if seed is not None:
+            entry = ["-c", SEEDED_MAIN.format(seed=int(seed))]
+        command = [sys.executable, *entry, "--uri", f"tcp://127.0.0.1:{self.port}"]
         self._log = log_path.open("wb")
         self.process = subprocess.Popen(
             [*command, *args],

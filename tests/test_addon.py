@@ -198,6 +198,9 @@ def test_default_options_are_the_server_defaults(config: dict[str, Any], tmp_pat
     assert options["voices_dir"].startswith(f"{addon.SHARE_DIR}/")  # created on start
     settings = parse_settings(options_to_argv({**options, "voices_dir": str(tmp_path)}))
     assert settings.engine.model.language == options["language"]
+    assert settings.engine.loudness is not None
+    assert settings.engine.loudness.target_lufs == float(options["loudness"])
+    assert float(options["loudness"]) == parser.get_default("loudness")
     assert settings.voices_dirs == (tmp_path.resolve(),)
 
 
@@ -220,6 +223,7 @@ def test_options_to_argv_maps_every_option() -> None:
             "voices_dir": "/share/pocket-tts/voices",
             "hf_token": "hf_secret",
             "voice_cache_size": 3,
+            "loudness": " -16 ",
             "quantize": True,
             "text_cleanup": False,
             "number_words": False,
@@ -234,6 +238,7 @@ def test_options_to_argv_maps_every_option() -> None:
         "--voices-dir", "/share/pocket-tts/voices",
         "--max-models", "3", "--preload",
         "--voice-cache-size", "3",
+        "--loudness", "-16",
         "--quantize", "--no-text-cleanup", "--no-number-words", "--debug",
     ]  # fmt: skip
     assert "hf_secret" not in argv
@@ -545,3 +550,13 @@ def test_dockerfile_runs_the_entry_point_as_pid_1() -> None:
     assert re.search(r"^HEALTHCHECK .*\n?.*wyoming_pocket_tts\.health", dockerfile, re.M)
     assert "download.pytorch.org/whl/cpu" in dockerfile
     assert "EXPOSE 10200" in dockerfile
+
+
+@pytest.mark.parametrize(("value", "target"), [("off", None), ("-23", -23.0), ("-14.5", -14.5)])
+def test_loudness_option_matches_its_schema_and_maps_to_the_flag(
+    config: dict[str, Any], value: str, target: float | None
+) -> None:
+    match = re.fullmatch(r"match\((.+)\)", config["schema"]["loudness"])
+    assert match and re.fullmatch(match.group(1), value)
+    engine = parse_settings(options_to_argv({"loudness": value})).engine
+    assert (engine.loudness and engine.loudness.target_lufs) == target

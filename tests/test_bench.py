@@ -32,6 +32,7 @@ def test_bench_quick_reports_all_figures(tmp_path: Path) -> None:
         "quantize",
         "encode_threads",
         "text",
+        "loudness",
     ]:
         assert figures[section], section
     assert figures["voices"]["encodes_alternating_two_voices"] == 0
@@ -39,3 +40,4 @@ def test_bench_quick_reports_all_figures(tmp_path: Path) -> None:
     assert "| time to first audio (" in result.stdout
     assert set(figures["text"]) >= {"en", "fr", "de", "it", "pt", "es", "nl"}
     assert "| prepare 5000 characters of announcements (nl)" in result.stdout
+    assert "| loudness of 3 voices" in result.stdout

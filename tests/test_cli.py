@@ -20,6 +20,11 @@ def test_defaults() -> None:
     assert settings.engine.voice_cache_size == 2
     assert settings.voices == ()
     assert settings.server.clean_text
+    assert settings.engine.loudness is not None
+    assert settings.engine.loudness.target_lufs == -20.0
+    assert parse_settings(["--loudness", "OFF"]).engine.loudness is None
+    quieter = parse_settings(["--language", "french", "--loudness", "-16"]).engine.loudness
+    assert quieter is not None and quieter.target_lufs == -16.0
 
 
 def test_voices_keep_order_and_bare_names(tmp_path: Path) -> None:
@@ -63,6 +68,9 @@ def test_builtin_languages_listed_without_importing_torch() -> None:
         (["--uri", "tcp://localhost"], "expected tcp://HOST:PORT"),
         (["--uri", "unix:///tmp/x.sock", "--zeroconf"], "--zeroconf needs a tcp:// --uri"),
         (["--voices-dir", "/nonexistent/voices"], "no such folder"),
+        (["--loudness", "loud"], "expected LUFS (e.g. -20) or off"),
+        (["--loudness", "3"], "must be between -70 and 0 LUFS"),
+        (["--loudness", "nan"], "must be between -70 and 0 LUFS"),
     ],
 )
 def test_bad_flags_exit_2_with_one_line(argv: list[str], message: str) -> None:

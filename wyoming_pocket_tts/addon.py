@@ -49,6 +49,7 @@ _OPTION_TYPES: dict[str, tuple[type, str]] = {
     "voices_dir": (str, "a string"),
     "hf_token": (str, "a string"),
     "voice_cache_size": (int, "an integer"),
+    "loudness": (str, "a string"),
     "quantize": (bool, "true or false"),
     "text_cleanup": (bool, "true or false"),
     "number_words": (bool, "true or false"),
@@ -127,6 +128,8 @@ def options_to_argv(
         argv.append("--preload")
     if "voice_cache_size" in options:
         argv += ["--voice-cache-size", str(options["voice_cache_size"])]
+    if str(options.get("loudness") or "").strip():
+        argv += ["--loudness", options["loudness"].strip()]
     if options.get("quantize"):
         argv.append("--quantize")
     if options.get("text_cleanup") is False:

@@ -13,7 +13,14 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from . import __version__
-from .settings import EngineSettings, ModelSettings, ServerSettings, VoiceSpec
+from .settings import (
+    DEFAULT_LOUDNESS_LUFS,
+    EngineSettings,
+    LoudnessSettings,
+    ModelSettings,
+    ServerSettings,
+    VoiceSpec,
+)
 from .voices.catalog import VoiceKind, language_code, parse_voice_arg, voice_kind
 
 DEFAULT_URI = "tcp://0.0.0.0:10200"
@@ -68,6 +75,20 @@ class _AppendModel(argparse.Action):
 
 _CODE_PREFIX_RE = re.compile(r"^([A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})?)=(.+)$")
 """`fr=my_french.yaml`: a language code for a custom config."""
+
+
+def _loudness(value: str) -> float | None:
+    if value.strip().lower() == "off":
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected LUFS (e.g. -20) or off, got {value!r}"
+        ) from None
+    if not -70.0 <= number <= 0.0:
+        raise argparse.ArgumentTypeError(f"must be between -70 and 0 LUFS, got {value}")
+    return number
 
 
 def _voice(value: str) -> VoiceSpec:
@@ -152,6 +173,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="open connections before new ones are refused",
     )
+    parser.add_argument(
+        "--loudness",
+        type=_loudness,
+        default=DEFAULT_LOUDNESS_LUFS,
+        metavar="LUFS",
+        help="bring every voice to this integrated loudness, measured once per voice "
+        "(default: %(default)s), or off to leave the samples as the model makes them",
+    )
     parser.add_argument("--quantize", action="store_true", help="int8-quantize the model")
     parser.add_argument(
         "--no-text-cleanup",
@@ -204,6 +233,7 @@ def parse_settings(argv: Sequence[str] | None = None) -> Settings:
             voice_cache_size=args.voice_cache_size,
             max_queue=args.max_queue,
             data_dir=args.data_dir.expanduser(),
+            loudness=None if args.loudness is None else LoudnessSettings(args.loudness),
         ),
         voices=voices,
         voices_dirs=tuple(_voices_dir(parser, path) for path in args.voices_dir),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 SAMPLE_RATE = 24000
@@ -10,6 +10,8 @@ SAMPLE_RATE = 24000
 SAMPLE_WIDTH = 2
 """Bytes per sample: audio leaves the server as signed 16-bit little-endian PCM."""
 CHANNELS = 1
+DEFAULT_LOUDNESS_LUFS = -20.0
+"""Every voice is brought to this integrated loudness unless `--loudness off` (see the README)."""
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,14 @@ class ModelSettings:
 
 
 @dataclass(frozen=True)
+class LoudnessSettings:
+    """Bring every voice to one loudness, measured once per voice."""
+
+    target_lufs: float = DEFAULT_LOUDNESS_LUFS
+    """Integrated loudness (ITU-R BS.1770) every voice is brought to."""
+
+
+@dataclass(frozen=True)
 class EngineSettings:
     """Everything the engine thread needs."""
 
@@ -59,6 +69,8 @@ class EngineSettings:
     """Requests that may wait for the engine; more are answered with `busy`."""
     data_dir: Path | None = None
     """Where voice states are persisted; None keeps nothing on disk."""
+    loudness: LoudnessSettings | None = field(default_factory=LoudnessSettings)
+    """Loudness normalisation; None leaves the samples exactly as pocket-tts makes them."""
 
     @property
     def model(self) -> ModelSettings:

@@ -18,12 +18,12 @@ import gc
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..settings import ModelSettings
+from ..settings import EngineSettings, ModelSettings
+from ..voices.catalog import LoadFailures
+from ..voices.cloning import report_voice_cloning
 from ..voices.states import VoiceStates
 from ..voices.store import VoiceStateStore, model_identity
 
@@ -49,17 +49,11 @@ class LoadedModel:
 class ModelPool:
     """Models by language code, least recently used unloaded past `capacity`."""
 
-    def __init__(
-        self,
-        models: Sequence[ModelSettings],
-        capacity: int,
-        voice_cache_size: int,
-        data_dir: Path | None,
-    ) -> None:
-        self._settings = {settings.code: settings for settings in models}
-        self._capacity = capacity
-        self._voice_cache_size = voice_cache_size
-        self._data_dir = data_dir
+    def __init__(self, settings: EngineSettings, failures: LoadFailures) -> None:
+        self._settings = {model.code: model for model in settings.models}
+        self._capacity = settings.max_models
+        self._engine = settings
+        self._failures = failures
         self._loaded: OrderedDict[str, LoadedModel] = OrderedDict()
         self._failed: dict[str, str] = {}
         self.loads = 0
@@ -113,13 +107,20 @@ class ModelPool:
             settings.code,
             time.monotonic() - started,
         )
-        voices = VoiceStates(model, self._voice_cache_size, self._open_store(settings))
+        report_voice_cloning(model, self._failures, settings.code)
+        voices = VoiceStates(
+            model,
+            self._engine.voice_cache_size,
+            self._open_store(settings),
+            self._engine.loudness,
+            settings.code,
+        )
         return LoadedModel(settings, model, voices)
 
     def _open_store(self, settings: ModelSettings) -> VoiceStateStore | None:
-        if self._data_dir is None:
+        if self._engine.data_dir is None:
             return None
-        folder = self._data_dir / "voice-states"
+        folder = self._engine.data_dir / "voice-states"
         try:
             return VoiceStateStore(folder, model_identity(settings))
         except OSError as error:

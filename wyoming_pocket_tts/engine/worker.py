@@ -14,10 +14,10 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from ..audio import to_pcm16
+from ..audio.pcm import to_pcm16
 from ..settings import EngineSettings
 from ..voices.catalog import VoiceCatalog
-from ..voices.states import VoiceStates
+from ..voices.states import Voice, VoiceStates
 from .job import JobError, SynthesisJob
 from .models import ModelPool, ModelUnavailable
 from .scheduler import Scheduler
@@ -36,9 +36,7 @@ class Engine:
         self.ready: concurrent.futures.Future[None] = concurrent.futures.Future()
         """Resolves once the model and the first voices are loaded, or fails with the reason."""
         self.scheduler = Scheduler(settings.max_queue)
-        self.models = ModelPool(
-            settings.models, settings.max_models, settings.voice_cache_size, settings.data_dir
-        )
+        self.models = ModelPool(settings, catalog.failures)
         self._catalog = catalog
         self._failures = catalog.failures
         self._thread = threading.Thread(target=self._run, name="pocket-tts-engine", daemon=True)
@@ -104,14 +102,14 @@ class Engine:
                 job.stop.set()
                 return []
             try:
-                state = loaded.voices.get(job.voice)
+                voice = loaded.voices.get(job.voice)
             except Exception as error:
                 self._failures.record(job.voice, str(error))
                 raise
             chunks = [text] if isinstance(text, _Chunk) else _chunks(loaded.model, text)
             first, *rest = chunks or [""]
             if first:
-                self._speak(loaded.model, state, first, job)
+                self._speak(loaded.model, voice, first, job)
             return [_Chunk(chunk) for chunk in rest]
         except Exception as error:
             _LOGGER.exception("Synthesis failed")
@@ -119,16 +117,16 @@ class Engine:
             job.stop.set()
             return []
 
-    def _speak(self, model: TTSModel, state: dict, text: str, job: SynthesisJob) -> None:
+    def _speak(self, model: TTSModel, voice: Voice, text: str, job: SynthesisJob) -> None:
         """Generate `text`, emitting audio as pocket-tts decodes it."""
         started = time.monotonic()
         chunks = samples = 0
-        stream = model.generate_audio_stream(state, text, stop=job.stop)
+        stream = model.generate_audio_stream(voice.state, text, stop=job.stop)
         try:
             for audio in stream:
                 if job.stop.is_set():
                     break
-                job.emit(to_pcm16(audio))
+                job.emit(to_pcm16(audio, voice.gain))
                 chunks += 1
                 samples += audio.shape[-1]
         except BaseException:

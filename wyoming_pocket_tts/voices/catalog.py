@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from enum import Enum
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from ..settings import ModelSettings, VoiceSpec
 from .defaults import default_voice_source
@@ -54,6 +55,19 @@ def voice_kind(source: str) -> VoiceKind:
 
 _LANGUAGE_PREFIX_RE = re.compile(r"^([A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})?):(?!//)(.+)$")
 """`fr:mamie=...`: a language code, then a colon not starting a URL (`hf://...`)."""
+
+
+def is_audio_prompt(source: str) -> bool:
+    """Whether a voice source is audio to clone (file, URL or hf:// audio), not a ready state.
+
+    Built-in names and `.safetensors` files are states; everything else must be encoded by a
+    model that has the voice-cloning weights.
+    """
+    kind = voice_kind(source)
+    if kind is VoiceKind.BUILTIN:
+        return False
+    path = urlsplit(source).path if source.startswith(("http://", "https://")) else source
+    return not path.split("@")[0].lower().endswith(".safetensors")
 
 
 def parse_voice_arg(value: str) -> VoiceSpec:
@@ -129,11 +143,18 @@ class LoadFailures:
     """Voices whose prompt could not be loaded, until their file changes.
 
     Written by the engine thread and read on the loop; each is a single dict operation, which
-    the GIL makes atomic, so no lock is needed.
+    the GIL makes atomic, so no lock is needed. Once the engine reports that the model cannot
+    clone voices (`refuse_cloning`), every audio voice fails, also one never tried yet.
     """
 
     def __init__(self) -> None:
         self._failed: dict[str, tuple[object, str]] = {}
+        self._no_cloning: dict[str, tuple[str, str]] = {}
+        self._told: set[str] = set()
+
+    def refuse_cloning(self, language: str, reason: str, remedy: str) -> None:
+        """The model of `language` cannot clone: its voices cloned from audio are unavailable."""
+        self._no_cloning[language] = (reason, remedy)
 
     def record(self, spec: VoiceSpec, reason: str) -> None:
         """Remember that `spec` failed to load as its source is now."""
@@ -141,6 +162,13 @@ class LoadFailures:
 
     def reason(self, spec: VoiceSpec) -> str | None:
         """Why `spec` cannot load, if it failed as it is now."""
+        no_cloning = self._no_cloning.get(spec.language)
+        if no_cloning is not None and is_audio_prompt(spec.source):
+            reason, remedy = no_cloning
+            if spec.name not in self._told:  # once per voice, whoever asks first
+                self._told.add(spec.name)
+                _LOGGER.warning("Voice %s is not offered: %s. %s", spec.name, reason, remedy)
+            return reason
         failure = self._failed.get(f"{spec.language}:{spec.source}")
         if failure is None or failure[0] != _source_version(spec):
             return None

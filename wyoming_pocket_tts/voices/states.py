@@ -3,7 +3,8 @@
 Encoding a prompt (audio -> Mimi latents -> KV cache) costs a second or more of CPU, so states are
 cached under the voice's resolved identity: its source, the truncate flag and, for files, a content
 fingerprint, so that an edited file is encoded again. pocket-tts deep-copies a state for every
-generation (`copy_state=True`), so cached states are never mutated.
+generation (`copy_state=True`), so cached states are never mutated. Each cached `Voice` also
+carries the gain that brings it to the target loudness (see `audio.loudness`).
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..settings import VoiceSpec
-from .catalog import VoiceKind, voice_kind
+from ..audio.loudness import gain_for, measure_voice
+from ..settings import LoudnessSettings, VoiceSpec
+from .catalog import VoiceKind, is_audio_prompt, voice_kind
+from .cloning import VoiceCloningUnavailable, can_clone
 from .folder import AUDIO_SUFFIXES, file_version
 from .lru import LruCache
 from .prompt_audio import read_prompt
@@ -96,15 +99,40 @@ def encoding_threads() -> Iterator[None]:
         torch.set_num_threads(previous)
 
 
-class VoiceStates:
-    """Voice states by voice, for the engine thread only (it owns the model; no locks needed)."""
+@dataclass(frozen=True)
+class Voice:
+    """A voice ready to speak: its pocket-tts state and the gain that brings it to the target."""
 
-    def __init__(self, model: TTSModel, capacity: int, store: VoiceStateStore | None) -> None:
+    state: ModelState
+    gain: float | None = None
+    """Linear gain applied to every sample before PCM conversion; None: loudness is off."""
+
+
+class VoiceStates:
+    """Voices by spec, for the engine thread only (it owns the model; no locks needed).
+
+    A voice is measured once when its state is made (see `audio.loudness`); its loudness is
+    saved under the state's key, so a restart does not measure it again.
+    """
+
+    def __init__(
+        self,
+        model: TTSModel,
+        capacity: int,
+        store: VoiceStateStore | None,
+        loudness: LoudnessSettings | None = None,
+        language: str = "en",
+    ) -> None:
         self._model = model
         self._store = store
-        self.cache: LruCache[VoiceKey, ModelState] = LruCache(capacity)
+        self._loudness = loudness
+        self._language = language
+        """The model's language code: the calibration phrase is spoken in it."""
+        self.cache: LruCache[VoiceKey, Voice] = LruCache(capacity)
         self.encodes = 0
         """Prompts encoded from audio (the expensive path), for logs and tests."""
+        self.calibrations = 0
+        """Voices whose loudness was measured by speaking (not read from disk)."""
         self._fingerprints = FileFingerprints()
 
     def key_for(self, spec: VoiceSpec) -> VoiceKey:
@@ -114,22 +142,50 @@ class VoiceStates:
             return VoiceKey(str(path), TRUNCATE_PROMPTS, self._fingerprints(path))
         return VoiceKey(spec.source, TRUNCATE_PROMPTS)
 
-    def get(self, spec: VoiceSpec) -> ModelState:
-        """The state for `spec`, encoding its prompt on a cache miss."""
+    def get(self, spec: VoiceSpec) -> Voice:
+        """The voice for `spec`, encoding (and measuring) it on a cache miss."""
         key = self.key_for(spec)
         return self.cache.get_or_create(key, lambda: self._load(spec, key))
 
-    def _load(self, spec: VoiceSpec, key: VoiceKey) -> ModelState:
+    def _load(self, spec: VoiceSpec, key: VoiceKey) -> Voice:
         started = time.monotonic()
-        saved = None
-        if self._store is not None and key.is_audio:
-            saved = self._store.path_for(key.fingerprint or key.source, key.truncate)
-            state = self._store.load(self._model, saved)
-            if state is not None:
-                elapsed = time.monotonic() - started
-                _LOGGER.info("Loaded voice %s from its saved state in %.3f s", spec.name, elapsed)
-                return state
         source = self._prompt_source(spec, key)
+        if not can_clone(self._model) and is_audio_prompt(str(source)):
+            raise VoiceCloningUnavailable()
+        store = self._store
+        saved = None
+        if store is not None:
+            prompt_id = key.fingerprint or key.source
+            saved = store.path_for(prompt_id, key.truncate, can_clone(self._model))
+        found = None
+        if store is not None and saved is not None and key.is_audio:
+            found = store.load(self._model, saved)
+        loudness: float | None = None
+        if found is not None:
+            state, loudness = found
+            elapsed = time.monotonic() - started
+            _LOGGER.info("Loaded voice %s from its saved state in %.3f s", spec.name, elapsed)
+        else:
+            state = self._make(spec, key, source, started)
+            if store is not None and saved is not None and not key.is_audio:
+                loudness = store.load_loudness(saved) if self._loudness else None
+        measured = False
+        if self._loudness is not None and loudness is None:
+            loudness = self._calibrate(spec, state)
+            measured = True
+        if store is not None and saved is not None:
+            if key.is_audio and (found is None or measured):
+                store.save(state, saved, loudness)
+            elif not key.is_audio and measured and loudness is not None:
+                store.save_loudness(saved, loudness)
+        if self._loudness is None or loudness is None:
+            return Voice(state)
+        return Voice(state, gain_for(loudness, self._loudness.target_lufs, spec.name))
+
+    def _make(
+        self, spec: VoiceSpec, key: VoiceKey, source: str | Path, started: float
+    ) -> ModelState:
+        """Encode an audio prompt, or load a built-in or `.safetensors` state."""
         with encoding_threads():
             if isinstance(source, Path) and key.is_audio:
                 prompt = read_prompt(source, self._model.sample_rate, spec.name)
@@ -137,14 +193,17 @@ class VoiceStates:
             else:
                 state = self._model.get_state_for_audio_prompt(source, truncate=key.truncate)
         elapsed = time.monotonic() - started
-        if not key.is_audio:
+        if key.is_audio:
+            self.encodes += 1
+            _LOGGER.info("Encoded voice %s in %.2f s", spec.name, elapsed)
+        else:
             _LOGGER.info("Loaded voice %s in %.3f s", spec.name, elapsed)
-            return state
-        self.encodes += 1
-        _LOGGER.info("Encoded voice %s in %.2f s", spec.name, elapsed)
-        if saved is not None and self._store is not None:
-            self._store.save(state, saved)
         return state
+
+    def _calibrate(self, spec: VoiceSpec, state: ModelState) -> float:
+        assert self._loudness is not None
+        self.calibrations += 1
+        return measure_voice(self._model, state, self._language, spec.name)
 
     def _prompt_source(self, spec: VoiceSpec, key: VoiceKey) -> str | Path:
         kind = voice_kind(spec.source)

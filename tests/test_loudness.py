@@ -1,0 +1,158 @@
+"""Every voice at the target loudness from its first chunk, no clipping, gains kept across restarts.
+
+With random weights the output level does not follow the prompt (three prompts 40 dB apart come out
+equally loud), so these tests check the level against the target itself, measured with BS.1770
+(pyloudnorm) on the PCM the client receives.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile
+from pocket_tts import TTSModel
+
+from wyoming_pocket_tts.audio.loudness import (
+    CEILING,
+    KNEE,
+    apply_gain,
+    gain_for,
+    integrated_loudness,
+    limit_peaks,
+)
+from wyoming_pocket_tts.audio.pcm import to_pcm16
+
+from .conftest import model_args
+from .model_factory import TinyModel, write_voice_wav
+from .support import ServerProcess, running_server, synthesize
+
+RATE = 24000
+TEXT = "Turn off the kitchen light."
+LONG_TEXT = "Good morning, the coffee is ready and it will rain this afternoon."
+
+
+def samples_of(pcm: bytes) -> np.ndarray:
+    return np.frombuffer(pcm, dtype="<i2").astype(np.float64) / 32767.0
+
+
+@pytest.fixture(scope="module")
+def prompts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Three prompts of one synthetic speaker, at 0, -20 and -40 dB."""
+    folder = tmp_path_factory.mktemp("prompts")
+    source = write_voice_wav(folder / "source.wav", 2.0, seed=31)
+    audio, rate = soundfile.read(source, dtype="float32")
+    voices = {}
+    for name, db in (("loud", 0), ("middle", -20), ("quiet", -40)):
+        voices[name] = folder / f"{name}.wav"
+        soundfile.write(voices[name], audio * 10 ** (db / 20), rate, subtype="FLOAT")
+    return voices
+
+
+def _levels(port: int, names: list[str]) -> dict[str, float]:
+    replies = {name: asyncio.run(synthesize(port, TEXT, voice=name)) for name in names}
+    for name, reply in replies.items():
+        assert reply.audio and not reply.errors, name
+    return {name: integrated_loudness(samples_of(r.audio), RATE) for name, r in replies.items()}
+
+
+def test_voices_reach_the_target_and_restarts_keep_their_gains(
+    tiny_model: TinyModel, prompts: dict[str, Path], tmp_path: Path
+) -> None:
+    data = ["--data-dir", str(tmp_path / "data"), "--voice-cache-size", "4"]
+
+    def start(name: str, voices: dict[str, Path], loudness: str) -> ServerProcess:
+        args = model_args(tiny_model, voices, *data, "--loudness", loudness)
+        server = ServerProcess(args, tmp_path / f"{name}.log")
+        server.wait_for_log("Ready")
+        return server
+
+    with start("first", prompts, "-20") as server:
+        levels = _levels(server.port, list(prompts))
+        assert server.stop() == 0
+    assert server.log.count("Calibrated voice") == 3
+    assert all(abs(level + 20) <= 1 for level in levels.values()), levels
+
+    # A .safetensors voice state (here: one the server saved) is measured once too.
+    (saved, *_) = sorted((tmp_path / "data" / "voice-states").glob("*.safetensors"))
+    state = shutil.copy(saved, tmp_path / "state.safetensors")
+    voices = {**prompts, "state": Path(state)}
+    with start("second", voices, "-14") as server:
+        levels = _levels(server.port, list(voices))
+        assert server.stop() == 0
+    assert server.log.count("Calibrated voice") == 1 and "Calibrated voice state" in server.log
+    assert all(abs(level + 14) <= 1 for level in levels.values()), levels
+
+    with start("third", voices, "-5") as server:
+        replies = [asyncio.run(synthesize(server.port, TEXT, voice=name)) for name in voices]
+        assert server.stop() == 0
+    assert "Calibrated voice" not in server.log, "stored loudness must be reused"
+    for reply in replies:
+        pcm = np.frombuffer(reply.audio, dtype="<i2")
+        assert np.abs(pcm.astype(np.int32)).max() < 32767, "a sample reached full scale"
+        assert integrated_loudness(samples_of(reply.audio), RATE) > -12  # the gain was applied
+
+
+def test_the_first_half_second_is_as_loud_as_the_rest(endless_server: ServerProcess) -> None:
+    """The gain is known before the first chunk: nothing is learned while speaking."""
+    reply = asyncio.run(synthesize(endless_server.port, LONG_TEXT, voice="a"))
+    audio = samples_of(reply.audio)
+    first, rest = audio[: RATE // 2], audio[RATE // 2 :]
+    assert rest.size >= 2 * RATE, "the endless model speaks seconds for this text"
+    assert abs(integrated_loudness(rest, RATE) + 20) <= 1
+    assert abs(integrated_loudness(first, RATE) - integrated_loudness(rest, RATE)) <= 1.5
+
+
+def test_loudness_off_leaves_pocket_tts_samples_untouched(
+    tiny_model: TinyModel, voices: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A spy on the real `generate_audio_stream` records what pocket-tts yields to the engine;
+    the client must receive exactly those samples as 16-bit PCM (and not with loudness on)."""
+    produced: list[np.ndarray] = []
+    real = TTSModel.generate_audio_stream
+
+    def spy(self: TTSModel, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        for chunk in real(self, *args, **kwargs):  # type: ignore[arg-type]
+            produced.append(chunk.detach().numpy().copy())
+            yield chunk
+
+    monkeypatch.setattr(TTSModel, "generate_audio_stream", spy)
+
+    async def received(loudness: str) -> tuple[bytes, bytes]:
+        async with running_server(model_args(tiny_model, voices, "--loudness", loudness)) as server:
+            produced.clear()
+            reply = await synthesize(server.port or 0, TEXT, voice="b")
+            raw = np.concatenate(produced)
+            return reply.audio, (np.clip(raw, -1, 1) * 32767.0).astype("<i2").tobytes()
+
+    audio, untouched = asyncio.run(received("off"))
+    assert audio == untouched
+    audio, untouched = asyncio.run(received("-20"))
+    assert len(audio) == len(untouched) and audio != untouched
+
+
+# Pure functions: the limiter and the gain.
+
+
+def test_limiter_keeps_every_sample_below_full_scale_and_quiet_ones_unchanged() -> None:
+    rng = np.random.default_rng(0)
+    speech = (rng.standard_normal(48000) * 0.1).astype(np.float32)
+    loud = apply_gain(speech, 30.0)
+    assert np.abs(loud).max() < 1.0 and np.abs(loud).max() <= CEILING
+    quiet = np.abs(speech * 30.0) <= KNEE
+    assert np.array_equal(loud[quiet], (speech * np.float32(30.0))[quiet])
+    ramp = np.linspace(-50, 50, 10001, dtype=np.float32)
+    assert np.all(np.diff(limit_peaks(ramp)) > -1e-7), "the curve must be monotonic"
+    assert to_pcm16(np.full(10, 10.0, np.float32), 1.0) != b"\xff\x7f" * 10  # type: ignore[arg-type]
+
+
+def test_gain_for_rejects_silence_and_absurd_levels(caplog: pytest.LogCaptureFixture) -> None:
+    assert integrated_loudness(np.zeros(RATE), RATE) == -math.inf
+    assert gain_for(-math.inf, -20, "mute") == 1.0
+    assert gain_for(-95.0, -20, "whisper") == 1.0
+    assert caplog.text.count("left as it is") == 2 and "mute" in caplog.text
+    assert gain_for(-26.0, -20, "ok") == pytest.approx(10 ** (6 / 20))
