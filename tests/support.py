@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 from wyoming.audio import AudioChunk, AudioStart, AudioStop
 from wyoming.client import AsyncTcpClient
 from wyoming.error import Error
@@ -37,11 +38,46 @@ READ_TIMEOUT = 30.0
 """No single event may take longer than this to arrive in a test."""
 
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+LISTENING = re.compile(r"Listening on tcp://127\.0\.0\.1:(\d+)")
+"""The server's log line with the port it bound (it is started on port 0)."""
+
+
+def isolated_env(home: Path, **extra: str) -> dict[str, str]:
+    """This process's environment for a server, with nothing of the user's or of other tests.
+
+    HOME (pocket-tts caches URL downloads in ~/.cache/pocket_tts), XDG_CACHE_HOME (saved voice
+    states) and HF_HOME point into `home`; the hub is offline; no Hugging Face token and no
+    Supervisor token leak in. `extra` is added last.
+    """
+    leaks = ("HF_", "HUGGING_FACE_", "SUPERVISOR_")
+    env = {key: value for key, value in os.environ.items() if not key.startswith(leaks)}
+    home.mkdir(parents=True, exist_ok=True)
+    env |= {
+        "HOME": str(home),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "HF_HOME": str(home / "huggingface"),
+        "HF_HUB_OFFLINE": "1",
+    }
+    return env | extra
+
+
+def pcm_samples(audio: bytes) -> np.ndarray:
+    """16-bit PCM as integers (wide enough to subtract)."""
+    return np.frombuffer(audio, dtype="<i2").astype(np.int32)
+
+
+def differing_samples(audio: bytes, reference: bytes) -> float:
+    """The share of samples more than one PCM step away from `reference` (1.0 if the lengths
+    differ). The test models sample at temperature 0, so the same voice and text give 0.0 (float
+    rounding moves a sample by one step at most) and another voice or text most samples."""
+    ours, theirs = pcm_samples(audio), pcm_samples(reference)
+    if ours.size != theirs.size or ours.size == 0:
+        return 1.0
+    return float(np.mean(np.abs(ours - theirs) > 1))
+
+
+ANOTHER_VOICE = 1 / 3
+"""`differing_samples` above this: another voice (or text) spoke; measured here: 0.84."""
 
 
 @dataclass
@@ -130,25 +166,46 @@ AUDIO_STOP = AudioStop().event().type
 
 
 class ServerProcess:
-    """`python -m wyoming_pocket_tts` on 127.0.0.1:<free port>, its log captured to a file."""
+    """`python -m wyoming_pocket_tts` on 127.0.0.1, its log captured to a file.
 
-    def __init__(self, args: Sequence[str], log_path: Path, env: dict[str, str] | None = None):
-        self.port = free_port()
+    The server binds port 0 itself and logs the port (no race for a "free" port). It runs in
+    `isolated_env` (a home folder next to the log) plus `env`. `prelude` is Python run in the
+    server's process before its `main`, to point a module constant at a local fake.
+    """
+
+    def __init__(
+        self,
+        args: Sequence[str],
+        log_path: Path,
+        env: dict[str, str] | None = None,
+        *,
+        uri: str = "tcp://127.0.0.1:0",
+        prelude: str = "",
+    ):
         self.log_path = log_path
-        command = [
-            sys.executable,
-            "-m",
-            "wyoming_pocket_tts",
-            "--uri",
-            f"tcp://127.0.0.1:{self.port}",
-        ]
+        self._port: int | None = None
+        if prelude:
+            run_main = "from wyoming_pocket_tts.__main__ import main; sys.exit(main())"
+            command = [sys.executable, "-c", f"import sys\n{prelude}\n{run_main}"]
+        else:
+            command = [sys.executable, "-m", "wyoming_pocket_tts"]
         self._log = log_path.open("wb")
         self.process = subprocess.Popen(
-            [*command, *args],
+            [*command, "--uri", uri, *args],
             stdout=self._log,
             stderr=subprocess.STDOUT,
-            env={**os.environ, **(env or {})},
+            env=isolated_env(log_path.parent / f"{log_path.stem}-home", **(env or {})),
         )
+
+    @property
+    def port(self) -> int:
+        """The port the server bound (waits for its log line)."""
+        if self._port is None:
+            self.wait_for_log("Listening on")
+            match = LISTENING.search(self.log)
+            assert match, self.log
+            self._port = int(match.group(1))
+        return self._port
 
     @property
     def log(self) -> str:

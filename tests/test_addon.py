@@ -330,8 +330,11 @@ def served(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
 
     monkeypatch.setattr(server_main, "main", fake_main)
     monkeypatch.setattr(addon, "OPTIONS_FILE", Path("/nonexistent/options.json"))
-    monkeypatch.delenv("HF_HOME", raising=False)
-    monkeypatch.delenv("HF_TOKEN", raising=False)
+    for name in ("HF_HOME", "HF_TOKEN"):
+        # `addon.main` sets them: setenv first records their current state (even "unset"),
+        # so the test's end restores it; a bare delenv of an unset variable records nothing.
+        monkeypatch.setenv(name, "")
+        monkeypatch.delenv(name)
     return calls
 
 

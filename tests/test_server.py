@@ -18,7 +18,16 @@ from wyoming.tts import Synthesize
 
 from .conftest import model_args
 from .model_factory import TinyModel
-from .support import AUDIO_START, AUDIO_STOP, ServerProcess, describe, read_until, synthesize
+from .support import (
+    ANOTHER_VOICE,
+    AUDIO_START,
+    AUDIO_STOP,
+    ServerProcess,
+    describe,
+    differing_samples,
+    read_until,
+    synthesize,
+)
 
 LONG_TEXT = " ".join(["The quick brown fox jumps over the lazy dog."] * 8)
 
@@ -57,22 +66,27 @@ def test_describe_is_answered_during_a_long_synthesis(endless_server: ServerProc
             await client.write_event(Synthesize(text=LONG_TEXT).event())
             await read_until(client, "audio-chunk")  # generation is under way
             started = time.monotonic()
-            info = await asyncio.wait_for(describe(endless_server.port), timeout=5)
+            info = await describe(endless_server.port)
             answered = time.monotonic() - started
             assert info.tts
             reply = await read_until(client, AUDIO_STOP)
             return answered, reply.times[-1] - started
 
     answered, synthesis_left = asyncio.run(scenario())
-    assert synthesis_left > 1.0, "the synthesis was not long enough to prove anything"
-    assert answered < 0.25, answered
+    # Measured against the synthesis itself, not a clock constant: a describe that waited for
+    # the engine would take all of `synthesis_left`.
+    assert answered < synthesis_left / 10, (answered, synthesis_left)
 
 
 def test_unknown_voice_falls_back_to_default(endless_server: ServerProcess) -> None:
     default = asyncio.run(synthesize(endless_server.port, "Hello there.", voice="a"))
+    other = asyncio.run(synthesize(endless_server.port, "Hello there.", voice="b"))
     unknown = asyncio.run(synthesize(endless_server.port, "Hello there.", voice="nobody"))
     assert not unknown.errors
-    assert len(unknown.audio) == len(default.audio) > 0
+    assert (
+        differing_samples(other.audio, default.audio) > ANOTHER_VOICE
+    )  # the voices can be told apart
+    assert differing_samples(unknown.audio, default.audio) == 0  # voice a, the default, spoke
     assert "Unknown voice 'nobody'" in endless_server.log
 
 
@@ -91,12 +105,13 @@ def test_text_too_long_is_an_error_with_closing_event(endless_server: ServerProc
 
 
 def test_voice_switching_uses_the_cache(endless_server: ServerProcess) -> None:
+    earlier = len(endless_server.log)  # the module's server: count only this test's lines
     for voice in ["a", "b", "a", "b"]:
         assert asyncio.run(synthesize(endless_server.port, "Hi.", voice=voice)).audio
-    log = endless_server.log
-    # Both voices were encoded once, during the warm-up; every request since was a hit.
-    assert log.count("Voice cache miss") == 2
-    assert log.count("Voice cache hit") >= 4
+    log = endless_server.log[earlier:]
+    # Both voices were encoded during the warm-up; every request since was a hit.
+    assert log.count("Voice cache miss") == 0
+    assert log.count("Voice cache hit") == 4
     assert "Voice cache evicted" not in log
 
 
@@ -116,8 +131,14 @@ def test_engine_failure_is_reported_and_server_keeps_serving(
         assert installed == {"a": True, "fragile": False}
         # Until the file changes, asking for it gets the default voice instead of an error.
         fallback = asyncio.run(synthesize(server.port, "Hello.", voice="fragile"))
-        assert fallback.audio and not fallback.errors
-        assert asyncio.run(synthesize(server.port, "Hello.", voice="a")).audio
+        default = asyncio.run(synthesize(server.port, "Hello.", voice="a"))
+        assert not fallback.errors and differing_samples(fallback.audio, default.audio) == 0
+        # Fixed while running: the same name speaks with the file's voice again.
+        fragile.write_bytes(voices["b"].read_bytes())
+        fixed = asyncio.run(synthesize(server.port, "Hello.", voice="fragile"))
+        assert not fixed.errors and differing_samples(fixed.audio, default.audio) > ANOTHER_VOICE
+        installed = {v.name: v.installed for v in asyncio.run(describe(server.port)).tts[0].voices}
+        assert installed == {"a": True, "fragile": True}
         assert server.stop() == 0
 
 
@@ -129,21 +150,18 @@ def test_default_voice_that_cannot_load_fails_the_start(
     with ServerProcess(model_args(tiny_model, {"grandma": broken}), tmp_path / "log") as server:
         code = server.process.wait(timeout=120)
         assert code == 1
-        assert "default voice 'grandma' cannot be loaded" in server.log
+        (line,) = [line for line in server.log.splitlines() if "Cannot start" in line]
+        reason = "default voice 'grandma' cannot be loaded: Error opening"
+        assert line.endswith(f"Cannot start: {reason} '{broken}': Format not recognised."), line
 
 
 def test_describe_is_answered_while_the_model_loads(
     tiny_model: TinyModel, voices: dict[str, Path], tmp_path: Path
 ) -> None:
     with ServerProcess(model_args(tiny_model, voices), tmp_path / "log") as server:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                info = asyncio.run(asyncio.wait_for(describe(server.port), timeout=1))
-                break
-            except OSError:
-                assert time.monotonic() < deadline, server.log
-                time.sleep(0.02)
+        info = asyncio.run(describe(server.port))  # the port is open: the server logged it
+        # The model loads for seconds (torch, then two voices): it was still loading.
+        assert "Loaded model" not in server.log and "Ready" not in server.log, server.log
         assert [voice.name for voice in info.tts[0].voices] == ["a", "b"]
         reply = asyncio.run(synthesize(server.port, "Hello.", voice="b"))
         assert reply.audio and not reply.errors
@@ -155,13 +173,11 @@ def test_describe_on_the_same_connection_as_a_request(endless_server: ServerProc
         async with AsyncTcpClient("127.0.0.1", endless_server.port) as client:
             await client.write_event(Synthesize(text="One sentence.").event())
             await client.write_event(Describe().event())
-            reply = await read_until(client, AUDIO_STOP)
-            if "info" not in reply.types:
-                await read_until(client, "info", reply)
-            return reply.types
+            return (await read_until(client, AUDIO_STOP)).types
 
     types = asyncio.run(scenario())
-    assert "info" in types and AUDIO_STOP in types
+    # Answered while the request's audio was still flowing, not queued behind it.
+    assert "info" in types and types.index("info") < types.index(AUDIO_STOP), types
 
 
 def test_health_command_against_the_real_server(endless_server: ServerProcess) -> None:

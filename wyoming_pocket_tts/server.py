@@ -49,6 +49,15 @@ class TtsServer:
         return address[1] if isinstance(address, tuple) else None
 
     @property
+    def address(self) -> str:
+        """The URI actually listened on (with the bound port when --uri asked for port 0)."""
+        uri = urlparse(self.settings.server.uri)
+        if uri.scheme != "tcp" or self.port is None:
+            return self.settings.server.uri
+        host = f"[{uri.hostname}]" if ":" in (uri.hostname or "") else uri.hostname
+        return f"tcp://{host}:{self.port}"
+
+    @property
     def connections(self) -> list[TtsEventHandler]:
         """The handlers of the open connections."""
         return list(self._handlers.values())
@@ -64,6 +73,7 @@ class TtsServer:
             self._server = await asyncio.start_server(
                 self._connected, host=uri.hostname, port=uri.port
             )
+        _LOGGER.info("Listening on %s", self.address)
 
     async def wait_ready(self) -> None:
         """Wait for the model and default voice; raises why they could not be loaded."""
@@ -71,7 +81,7 @@ class TtsServer:
         _LOGGER.info(
             "Ready: %s on %s, voices: %s",
             self.settings.engine.model.identity,
-            self.settings.server.uri,
+            self.address,
             ", ".join(spec.name for spec in self.catalog.voices),
         )
 
