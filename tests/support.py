@@ -42,12 +42,12 @@ LISTENING = re.compile(r"Listening on tcp://127\.0\.0\.1:(\d+)")
 """The server's log line with the port it bound (it is started on port 0)."""
 
 
-def isolated_env(home: Path, **extra: str) -> dict[str, str]:
+def isolated_env(home: Path, **extra: str | None) -> dict[str, str]:
     """This process's environment for a server, with nothing of the user's or of other tests.
 
     HOME (pocket-tts caches URL downloads in ~/.cache/pocket_tts), XDG_CACHE_HOME (saved voice
     states) and HF_HOME point into `home`; the hub is offline; no Hugging Face token and no
-    Supervisor token leak in. `extra` is added last.
+    Supervisor token leak in. `extra` is added last (None removes a variable).
     """
     leaks = ("HF_", "HUGGING_FACE_", "SUPERVISOR_")
     env = {key: value for key, value in os.environ.items() if not key.startswith(leaks)}
@@ -58,7 +58,8 @@ def isolated_env(home: Path, **extra: str) -> dict[str, str]:
         "HF_HOME": str(home / "huggingface"),
         "HF_HUB_OFFLINE": "1",
     }
-    return env | extra
+    env |= {key: value for key, value in extra.items() if value is not None}
+    return {key: value for key, value in env.items() if extra.get(key, "") is not None}
 
 
 def pcm_samples(audio: bytes) -> np.ndarray:
@@ -169,26 +170,28 @@ class ServerProcess:
     """`python -m wyoming_pocket_tts` on 127.0.0.1, its log captured to a file.
 
     The server binds port 0 itself and logs the port (no race for a "free" port). It runs in
-    `isolated_env` (a home folder next to the log) plus `env`. `prelude` is Python run in the
-    server's process before its `main`, to point a module constant at a local fake.
+    `isolated_env` (a home folder next to the log) plus `env`. `entry` is the module whose
+    `main` runs (the add-on's, say); `prelude` is Python run before it in the same process, to
+    point a module constant at a local fake.
     """
 
     def __init__(
         self,
         args: Sequence[str],
         log_path: Path,
-        env: dict[str, str] | None = None,
+        env: dict[str, str | None] | None = None,
         *,
         uri: str = "tcp://127.0.0.1:0",
         prelude: str = "",
+        entry: str = "wyoming_pocket_tts.__main__",
     ):
         self.log_path = log_path
         self._port: int | None = None
         if prelude:
-            run_main = "from wyoming_pocket_tts.__main__ import main; sys.exit(main())"
+            run_main = f"from {entry} import main; sys.exit(main())"
             command = [sys.executable, "-c", f"import sys\n{prelude}\n{run_main}"]
         else:
-            command = [sys.executable, "-m", "wyoming_pocket_tts"]
+            command = [sys.executable, "-m", entry]
         self._log = log_path.open("wb")
         self.process = subprocess.Popen(
             [*command, "--uri", uri, *args],

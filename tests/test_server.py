@@ -6,22 +6,28 @@ The server runs as a subprocess on the tiny random model; the `wyoming` client t
 from __future__ import annotations
 
 import asyncio
+import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 from wyoming.audio import AudioStart
-from wyoming.client import AsyncTcpClient
-from wyoming.info import Describe
-from wyoming.tts import Synthesize
+from wyoming.client import AsyncClient, AsyncTcpClient
+from wyoming.info import Describe, Info
+from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart
+
+from wyoming_pocket_tts.audio import to_pcm16
+from wyoming_pocket_tts.voices.states import encoding_threads
 
 from .conftest import model_args
-from .model_factory import TinyModel
+from .model_factory import TinyModel, write_voice_wav
 from .support import (
     ANOTHER_VOICE,
     AUDIO_START,
     AUDIO_STOP,
+    READ_TIMEOUT,
+    Reply,
     ServerProcess,
     describe,
     differing_samples,
@@ -189,3 +195,80 @@ def test_health_command_against_the_real_server(endless_server: ServerProcess) -
         timeout=60,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_quantize_cleanup_and_language_code_flags_end_to_end(
+    tiny_model: TinyModel, voices: dict[str, Path], tmp_path: Path
+) -> None:
+    """The server's audio is the int8 model's, text reaches it as sent, voices say `de`."""
+    flags = ["--quantize", "--no-text-cleanup", "--language-code", "de"]
+    with ServerProcess(model_args(tiny_model, voices, *flags), tmp_path / "log") as server:
+        server.wait_for_log("Ready")
+        info = asyncio.run(describe(server.port))
+        plain = asyncio.run(synthesize(server.port, "The lights are on.", voice="a"))
+        marked = asyncio.run(synthesize(server.port, "**The lights** are on.", voice="a"))
+        assert server.stop() == 0
+    assert [voice.languages for voice in info.tts[0].voices] == [["de"], ["de"]]
+    assert differing_samples(marked.audio, plain.audio) > ANOTHER_VOICE  # markdown was spoken
+    expected = {}
+    for quantize in (True, False):
+        model = tiny_model.load(quantize=quantize)
+        with encoding_threads():  # as the server does: int8 results depend on the threads
+            state = model.get_state_for_audio_prompt(voices["a"])
+        expected[quantize] = to_pcm16(model.generate_audio(state, "The lights are on."))
+    assert differing_samples(expected[True], expected[False]) > ANOTHER_VOICE
+    assert differing_samples(plain.audio, expected[True]) == 0
+
+
+def test_unix_socket(tiny_model: TinyModel, voices: dict[str, Path], tmp_path: Path) -> None:
+    path = tmp_path / "tts.sock"
+    path.write_text("left by a crashed run")  # replaced, not an error
+    server = ServerProcess(model_args(tiny_model, voices), tmp_path / "log", uri=f"unix://{path}")
+    with server:
+        server.wait_for_log("Ready")
+
+        async def scenario() -> tuple[Info, Reply]:
+            async with AsyncClient.from_uri(f"unix://{path}") as client:
+                await client.write_event(Describe().event())
+                info = Info.from_event((await read_until(client, "info")).events[-1])
+                await client.write_event(Synthesize(text="Hello.").event())
+                return info, await read_until(client, AUDIO_STOP)
+
+        info, reply = asyncio.run(scenario())
+        assert [voice.name for voice in info.tts[0].voices] == ["a", "b"]
+        assert reply.audio and not reply.errors
+        assert server.stop() == 0
+
+
+def test_sigterm_while_the_model_loads_exits_0_at_once(
+    tiny_model: TinyModel, tmp_path: Path
+) -> None:
+    # A 30 s prompt keeps the default voice encoding for seconds after the port opens.
+    voice = write_voice_wav(tmp_path / "long.wav", 30.0, seed=12)
+    with ServerProcess(model_args(tiny_model, {"long": voice}), tmp_path / "log") as server:
+        assert server.port  # listening: the model is loading behind the port
+        assert "Ready" not in server.log
+        assert server.stop() == 0
+    assert "Ready" not in server.log and "Traceback" not in server.log
+    assert "Stopping" in server.log
+
+
+def test_sigint_during_a_stream_sends_closing_events(
+    tiny_model: TinyModel, voices: dict[str, Path], tmp_path: Path
+) -> None:
+    """Ctrl-C in a terminal: the same graceful stop as SIGTERM."""
+    with ServerProcess(model_args(tiny_model, voices), tmp_path / "log") as server:
+        server.wait_for_log("Ready")
+
+        async def scenario() -> list[str]:
+            async with AsyncTcpClient("127.0.0.1", server.port) as client:
+                await client.write_event(SynthesizeStart().event())
+                await client.write_event(SynthesizeChunk(text="A stream. " * 20).event())
+                reply = await read_until(client, "audio-chunk")
+                server.process.send_signal(signal.SIGINT)
+                return (await read_until(client, "synthesize-stopped", reply)).types
+
+        types = asyncio.run(scenario())
+        assert types[-2:] == [AUDIO_STOP, "synthesize-stopped"]
+        assert server.process.wait(timeout=READ_TIMEOUT) == 0
+    assert "Traceback" not in server.log and "KeyboardInterrupt" not in server.log
