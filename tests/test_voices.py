@@ -103,6 +103,11 @@ def test_voices_folder_is_rescanned(
         assert names() == ["a"]
         assert server.log.count("Skipping voice file") == 1  # reported once, not per describe
         assert "broken.wav" in server.log
+        # Fixed while running: the same file name becomes a voice, with the new audio's voice.
+        write_voice_wav(folder / "broken.wav", 1.5, seed=5)
+        assert names() == ["a", "broken"]
+        fixed = asyncio.run(synthesize(server.port, "Good night.", voice="broken"))
+        assert not fixed.errors and differing_samples(fixed.audio, reply.audio) == 0  # grandpa
         assert server.stop() == 0
 
 
