@@ -428,7 +428,8 @@ def _cached_weights(cache_dir: Path, config: Mapping[str, Any], seed: int) -> Pa
     shapes = copy.deepcopy(dict(config))
     del shapes["flow_lm"]["lookup_table"]["tokenizer_path"]
     del shapes["flow_lm"]["lookup_table"]["tokenizer"]
-    key = _digest({"config": shapes, "seed": seed, "v": _CACHE_VERSION, "eos": EOS_LOGIT})
+    adjustments = {"eos": EOS_LOGIT, "speaker": _SPEAKER_PROJ_STD, "latent": _LATENT_STD}
+    key = _digest({"config": shapes, "seed": seed, "v": _CACHE_VERSION, **adjustments})
     return _cached(
         cache_dir / f"weights-{key}.safetensors",
         lambda path: _write_random_weights(path, config, seed),
