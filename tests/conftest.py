@@ -13,10 +13,16 @@ from .support import ServerProcess
 
 @pytest.fixture(scope="session", autouse=True)
 def isolated_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """Servers started by tests save voice states here, never in the user's ~/.cache."""
+    """In-process servers save voice states here, never in the user's ~/.cache, and see no
+    Hugging Face or Supervisor setting of the user's (subprocesses get `isolated_env`)."""
     folder = tmp_path_factory.mktemp("xdg-cache")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("XDG_CACHE_HOME", str(folder))
+        patch.setenv("HF_HOME", str(folder / "huggingface"))
+        patch.setenv("HF_HUB_OFFLINE", "1")
+        for name in ("HF_TOKEN", "SUPERVISOR_TOKEN"):
+            patch.setenv(name, "")  # recorded, so that the end of the session restores it
+            patch.delenv(name)
         yield folder
 
 

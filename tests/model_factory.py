@@ -7,12 +7,14 @@ prompts, and a fake Hugging Face cache that lets `TTSModel.load_model(language=.
 built-in voice names work with `HF_HUB_OFFLINE=1`.
 
 The models are built by pocket-tts itself from a config without weights, so the state-dict
-keys and shapes always match the installed version. Two parameters are then changed:
+keys and shapes always match the installed version. Three parameters are then changed:
 `flow_lm.speaker_proj_weight` gets small random values (pocket-tts leaves it at zero, which
 would make every voice identical) and the end-of-speech head always outputs `EOS_LOGIT`,
 so that generation is deterministic in length: with the packaged EOS threshold speech ends
 at the first frame where EOS is allowed, and with `eos=False` (threshold `NO_EOS_THRESHOLD`)
-it runs to the maximum length. `expected_frames` predicts both.
+it runs to the maximum length. `expected_frames` predicts both. The latent scale
+(`flow_lm.emb_std`) is raised so that the audio depends visibly on the voice and the text, and
+the config samples at temperature 0, so tests can compare audio by content.
 
 The expensive parts (tokenizer training, weights, voice states) are cached on disk, by
 default in `.model_factory_cache` next to the folder being built, so a pytest session that
@@ -69,8 +71,14 @@ MIN_FRAMES_BEFORE_EOS = 6
 
 DEFAULT_CACHE_NAME = ".model_factory_cache"
 
-_CACHE_VERSION = 1
+_CACHE_VERSION = 2
 _SPEAKER_PROJ_STD = 0.02
+_LATENT_STD = 10.0
+"""Scale of the generated latents: with pocket-tts's default of 1 the random decoder's output
+barely depends on them, so two voices would differ by a few PCM steps only (by ~30 with 10)."""
+TEMPERATURE = 0.0
+"""Sampling temperature of the built models: no noise, so the same voice and text give the same
+samples (to within one PCM step of float rounding) and tests can tell voices apart by content."""
 _SENTENCE_PUNCTUATION = (".", "!", "?", ",", ";", ":")
 _WEIGHT_KEYS = ("weights_path", "weights_path_without_voice_cloning")
 _COMMIT_HASH = re.compile(r"[0-9a-f]{40}")
@@ -121,7 +129,8 @@ def build_tiny_model(
 
     The tokenizer is always a sentencepiece `.model`, also for `size="full"` whose packaged
     config uses a `tokenizer.json`. `eos=False` disables end-of-speech so generation runs to
-    its maximum length. `link=True` hard-links the cached files instead of copying them
+    its maximum length. Sampling runs at `TEMPERATURE` 0: the output depends only on the
+    voice and the text. `link=True` hard-links the cached files instead of copying them
     (faster for the 440 MB full model; do not modify them in place then).
     """
     if size not in SIZES:
@@ -136,6 +145,7 @@ def build_tiny_model(
     config = weightless_config(packaged, tokenizer_path, "sentencepiece")
     weights_path = _install(_cached_weights(cache, config, seed), root / "model.safetensors", link)
     config["weights_path"] = str(weights_path)
+    config["default_temperature"] = TEMPERATURE
     if not eos:
         config["default_eos_threshold"] = NO_EOS_THRESHOLD
     config_path = _write_yaml(root / "config.yaml", config)
@@ -418,7 +428,8 @@ def _cached_weights(cache_dir: Path, config: Mapping[str, Any], seed: int) -> Pa
     shapes = copy.deepcopy(dict(config))
     del shapes["flow_lm"]["lookup_table"]["tokenizer_path"]
     del shapes["flow_lm"]["lookup_table"]["tokenizer"]
-    key = _digest({"config": shapes, "seed": seed, "v": _CACHE_VERSION, "eos": EOS_LOGIT})
+    adjustments = {"eos": EOS_LOGIT, "speaker": _SPEAKER_PROJ_STD, "latent": _LATENT_STD}
+    key = _digest({"config": shapes, "seed": seed, "v": _CACHE_VERSION, **adjustments})
     return _cached(
         cache_dir / f"weights-{key}.safetensors",
         lambda path: _write_random_weights(path, config, seed),
@@ -435,6 +446,7 @@ def _write_random_weights(path: Path, config: Mapping[str, Any], seed: int) -> N
             model.flow_lm.speaker_proj_weight.normal_(std=_SPEAKER_PROJ_STD)
             model.flow_lm.out_eos.weight.zero_()
             model.flow_lm.out_eos.bias.fill_(EOS_LOGIT)
+            model.flow_lm.emb_std.fill_(_LATENT_STD)
         safetensors.torch.save_file(model.state_dict(), str(path))
 
 

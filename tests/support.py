@@ -7,16 +7,18 @@ import asyncio
 import contextlib
 import dataclasses
 import os
+import re
 import signal
 import socket
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 from wyoming.audio import AudioChunk, AudioStart, AudioStop
 from wyoming.client import AsyncTcpClient
 from wyoming.error import Error
@@ -38,11 +40,56 @@ READ_TIMEOUT = 30.0
 """No single event may take longer than this to arrive in a test."""
 
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+LISTENING = re.compile(r"Listening on tcp://127\.0\.0\.1:(\d+)")
+"""The server's log line with the port it bound (it is started on port 0)."""
+
+
+@contextlib.contextmanager
+def refusing_port() -> Iterator[int]:
+    """A port on 127.0.0.1 that refuses connections: bound (so nothing else takes it), not
+    listening, for as long as the block runs."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+        yield sock.getsockname()[1]
+
+
+def isolated_env(home: Path, **extra: str | None) -> dict[str, str]:
+    """This process's environment for a server, with nothing of the user's or of other tests.
+
+    HOME (pocket-tts caches URL downloads in ~/.cache/pocket_tts), XDG_CACHE_HOME (saved voice
+    states) and HF_HOME point into `home`; the hub is offline; no Hugging Face token and no
+    Supervisor token leak in. `extra` is added last (None removes a variable).
+    """
+    leaks = ("HF_", "HUGGING_FACE_", "SUPERVISOR_")
+    env = {key: value for key, value in os.environ.items() if not key.startswith(leaks)}
+    home.mkdir(parents=True, exist_ok=True)
+    env |= {
+        "HOME": str(home),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "HF_HOME": str(home / "huggingface"),
+        "HF_HUB_OFFLINE": "1",
+    }
+    env |= {key: value for key, value in extra.items() if value is not None}
+    return {key: value for key, value in env.items() if extra.get(key, "") is not None}
+
+
+def pcm_samples(audio: bytes) -> np.ndarray:
+    """16-bit PCM as integers (wide enough to subtract)."""
+    return np.frombuffer(audio, dtype="<i2").astype(np.int32)
+
+
+def differing_samples(audio: bytes, reference: bytes) -> float:
+    """The share of samples more than one PCM step away from `reference` (1.0 if the lengths
+    differ). The test models sample at temperature 0, so the same voice and text give 0.0 (float
+    rounding moves a sample by one step at most) and another voice or text most samples."""
+    ours, theirs = pcm_samples(audio), pcm_samples(reference)
+    if ours.size != theirs.size or ours.size == 0:
+        return 1.0
+    return float(np.mean(np.abs(ours - theirs) > 1))
+
+
+ANOTHER_VOICE = 1 / 3
+"""`differing_samples` above this: another voice (or text) spoke; measured here: 0.84."""
 
 
 @dataclass
@@ -130,42 +177,53 @@ AUDIO_START = AudioStart(rate=0, width=0, channels=0).event().type
 AUDIO_STOP = AudioStop().event().type
 
 
-SEEDED_MAIN = (
-    "import sys, torch; torch.manual_seed({seed}); "
-    "from wyoming_pocket_tts.__main__ import main; sys.exit(main(sys.argv[1:]))"
-)
-"""`python -m wyoming_pocket_tts` with torch's random generator seeded first."""
-
-
 class ServerProcess:
-    """`python -m wyoming_pocket_tts` on 127.0.0.1:<free port>, its log captured to a file.
+    """`python -m wyoming_pocket_tts` on 127.0.0.1, its log captured to a file.
 
-    With `seed`, torch's random generator is seeded before the server starts, so two servers
-    started alike generate the same samples for their first request: pocket-tts samples noise
-    for every frame, and with random weights that noise outweighs the voice, so comparing audio
-    content (which voice spoke) needs the same noise on both sides.
+    The server binds port 0 itself and logs the port (no race for a "free" port). It runs in
+    `isolated_env` (a home folder next to the log) plus `env`. `entry` is the module whose
+    `main` runs (the add-on's, say); `prelude` is Python run before it in the same process, to
+    point a module constant at a local fake. `seed` seeds torch's random generator first, so
+    two servers started alike sample the same noise.
     """
 
     def __init__(
         self,
         args: Sequence[str],
         log_path: Path,
-        env: dict[str, str] | None = None,
+        env: dict[str, str | None] | None = None,
+        *,
+        uri: str = "tcp://127.0.0.1:0",
+        prelude: str = "",
+        entry: str = "wyoming_pocket_tts.__main__",
         seed: int | None = None,
     ):
-        self.port = free_port()
         self.log_path = log_path
-        entry = ["-m", "wyoming_pocket_tts"]
+        self._port: int | None = None
         if seed is not None:
-            entry = ["-c", SEEDED_MAIN.format(seed=int(seed))]
-        command = [sys.executable, *entry, "--uri", f"tcp://127.0.0.1:{self.port}"]
+            prelude = f"import torch\ntorch.manual_seed({int(seed)})\n{prelude}"
+        if prelude:
+            run_main = f"from {entry} import main; sys.exit(main())"
+            command = [sys.executable, "-c", f"import sys\n{prelude}\n{run_main}"]
+        else:
+            command = [sys.executable, "-m", entry]
         self._log = log_path.open("wb")
         self.process = subprocess.Popen(
-            [*command, *args],
+            [*command, "--uri", uri, *args],
             stdout=self._log,
             stderr=subprocess.STDOUT,
-            env={**os.environ, **(env or {})},
+            env=isolated_env(log_path.parent / f"{log_path.stem}-home", **(env or {})),
         )
+
+    @property
+    def port(self) -> int:
+        """The port the server bound (waits for its log line)."""
+        if self._port is None:
+            self.wait_for_log("Listening on")
+            match = LISTENING.search(self.log)
+            assert match, self.log
+            self._port = int(match.group(1))
+        return self._port
 
     @property
     def log(self) -> str:

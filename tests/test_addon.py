@@ -6,6 +6,7 @@ project's shared/ folder (beside the repository: `<repo>/../shared/addon`).
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import os
@@ -24,6 +25,9 @@ import yaml
 from wyoming_pocket_tts import addon
 from wyoming_pocket_tts.addon import OptionsError, options_to_argv, prepare_voices_dir
 from wyoming_pocket_tts.cli import build_parser, builtin_languages, parse_settings
+
+from .model_factory import build_hf_cache
+from .support import ServerProcess, describe, synthesize
 
 ROOT = Path(__file__).resolve().parents[1]
 LINTER_SCHEMAS = ROOT.parent / "shared" / "addon"
@@ -388,8 +392,11 @@ def served(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
 
     monkeypatch.setattr(server_main, "main", fake_main)
     monkeypatch.setattr(addon, "OPTIONS_FILE", Path("/nonexistent/options.json"))
-    monkeypatch.delenv("HF_HOME", raising=False)
-    monkeypatch.delenv("HF_TOKEN", raising=False)
+    for name in ("HF_HOME", "HF_TOKEN"):
+        # `addon.main` sets them: setenv first records their current state (even "unset"),
+        # so the test's end restores it; a bare delenv of an unset variable records nothing.
+        monkeypatch.setenv(name, "")
+        monkeypatch.delenv(name)
     return calls
 
 
@@ -560,3 +567,49 @@ def test_loudness_option_matches_its_schema_and_maps_to_the_flag(
     assert match and re.fullmatch(match.group(1), value)
     engine = parse_settings(options_to_argv({"loudness": value})).engine
     assert (engine.loudness and engine.loudness.target_lufs) == target
+
+
+def test_addon_with_default_options_finds_them_and_serves_the_default_voice(
+    tmp_path: Path,
+) -> None:
+    """The container's entry point as the Supervisor starts it: no flag but the data folder,
+    options.json found where the Supervisor writes it, config.yaml's default options (no voice
+    chosen), the model and its default voice from the Hugging Face cache in the data folder.
+
+    Faked: the options file's place (`addon.OPTIONS_FILE`, /data/options.json, is pointed into
+    this test's folder in the server's process) and the hub (an offline cache holding a tiny
+    random model under the real file names). The language is the tiny packaged model, not
+    config.yaml's `english`, whose full-size weights would take minutes to build; `--uri` is
+    added so that the server listens on 127.0.0.1 and a port of its own.
+    """
+    config = yaml.safe_load((ROOT / "config.yaml").read_text(encoding="utf-8"))
+    options = dict(config["options"])
+    assert "voice" not in options and options["voices"] == []
+    options["language"] = "english_2m_2026-10"
+    options["voices_dir"] = str(tmp_path / "share" / "voices")
+    (tmp_path / "share" / "voices").mkdir(parents=True)
+    options_file = tmp_path / "supervisor" / "options.json"
+    options_file.parent.mkdir()
+    options_file.write_text(json.dumps(options), encoding="utf-8")
+    data = tmp_path / "data"
+    build_hf_cache(data / "huggingface", language="english_2m_2026-10", voices=("alba",))
+    prelude = (
+        "from pathlib import Path\nimport wyoming_pocket_tts.addon as addon\n"
+        f"addon.OPTIONS_FILE = Path({str(options_file)!r})"
+    )
+    env: dict[str, str | None] = {"HF_HOME": None}  # the add-on's own default must find it
+    server = ServerProcess(
+        ["--data-dir", str(data)],
+        tmp_path / "server.log",
+        env=env,
+        prelude=prelude,
+        entry="wyoming_pocket_tts.addon",
+    )
+    with server:
+        server.wait_for_log("Ready")
+        info = asyncio.run(describe(server.port))
+        reply = asyncio.run(synthesize(server.port, "Hello from the add-on."))
+        assert server.stop() == 0
+    assert [(v.name, v.languages) for v in info.tts[0].voices] == [("alba", ["en"])]
+    assert reply.audio and not reply.errors
+    assert list((data / "voice-states").iterdir()) == []  # a built-in state: nothing to save

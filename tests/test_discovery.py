@@ -1,21 +1,22 @@
 """Discovery: the zeroconf record, the advertised address, and the Supervisor announcement.
 
-Nothing here sends multicast: zeroconf records are only built, never registered, and the
-Supervisor is a local HTTP server on 127.0.0.1.
+The Supervisor is a local HTTP server on 127.0.0.1. Only the running-server test registers a
+record over real mDNS (with a unique name, on 127.0.0.1) to see it announced and withdrawn.
 """
 
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import json
+import os
 import socket
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib.util import find_spec
+from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
@@ -30,6 +31,10 @@ from wyoming_pocket_tts.discovery import (
     primary_ipv4,
     register_zeroconf,
 )
+
+from .conftest import model_args
+from .model_factory import TinyModel
+from .support import READ_TIMEOUT, ServerProcess
 
 needs_zeroconf = pytest.mark.skipif(
     find_spec("zeroconf") is None, reason="the optional zeroconf extra is not installed"
@@ -84,11 +89,11 @@ def test_specific_bind_address_is_advertised(bind: str) -> None:
 
 
 @pytest.mark.parametrize("bind", ["0.0.0.0", "::", "", "*"])
-def test_unspecified_bind_address_becomes_the_primary_ipv4(bind: str) -> None:
-    host = advertised_host(bind, None)
-    address = ipaddress.ip_address(host)
-    assert address.version == 4 and not address.is_unspecified
-    assert host == primary_ipv4()
+def test_unspecified_bind_address_becomes_the_primary_ipv4(
+    bind: str, fake_socket: type[FakeSocket]
+) -> None:
+    assert advertised_host(bind, None) == "10.1.2.3"  # the route probe's address
+    assert fake_socket.calls == ["connect 192.0.2.1", "close"]
 
 
 class FakeSocket:
@@ -146,7 +151,8 @@ class FakeSupervisor(BaseHTTPRequestHandler):
     requests: ClassVar[list[dict[str, Any]]] = []
     status = 200
     reply: ClassVar[Any] = {"result": "ok", "data": {"uuid": "0123"}}
-    delay = 0.0
+    release: threading.Event | None = None
+    """If set, the answer waits for this event."""
 
     def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
@@ -159,7 +165,8 @@ class FakeSupervisor(BaseHTTPRequestHandler):
                 "body": json.loads(body),
             }
         )
-        time.sleep(self.delay)
+        if self.release is not None:
+            self.release.wait(60)
         payload = json.dumps(self.reply).encode()
         self.send_response(self.status)
         self.send_header("Content-Type", "application/json")
@@ -239,18 +246,86 @@ def test_refusal_returns_false(
 
 def test_unreachable_supervisor_returns_false() -> None:
     with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
+        sock.bind(("127.0.0.1", 0))  # held, never listening: connections are refused
         port = sock.getsockname()[1]
-    assert announce(f"http://127.0.0.1:{port}") is False
+        assert announce(f"http://127.0.0.1:{port}") is False
     assert announce("not a url") is False
 
 
 def test_slow_supervisor_times_out(
-    supervisor: tuple[str, type[FakeSupervisor]], monkeypatch: pytest.MonkeyPatch
+    supervisor: tuple[str, type[FakeSupervisor]],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     url, handler = supervisor
-    handler.delay = 2.0
+    handler.release = threading.Event()  # answers only when the test is over
     monkeypatch.setattr(discovery, "SUPERVISOR_TIMEOUT", 0.3)
-    started = time.monotonic()
-    assert announce(url) is False
-    assert time.monotonic() - started < handler.delay
+    try:
+        assert announce(url) is False
+    finally:
+        handler.release.set()
+    assert len(handler.requests) == 1  # it was reached, and not answered in time
+    assert "timed out" in caplog.text
+
+
+# The running server
+
+
+@needs_zeroconf
+def test_the_running_server_announces_itself_and_withdraws(
+    tiny_model: TinyModel,
+    voices: dict[str, Path],
+    tmp_path: Path,
+    supervisor: tuple[str, type[FakeSupervisor]],
+) -> None:
+    """Inside an add-on (SUPERVISOR_TOKEN set) and with --zeroconf, the real server tells the
+    Supervisor and mDNS its bound port once ready, and says goodbye over mDNS when stopped.
+
+    Faked: the Supervisor, a local HTTP server (its URL, a module constant, is pointed at it in
+    the server's process). The mDNS traffic is real multicast from this machine.
+    """
+    from zeroconf.asyncio import AsyncServiceBrowser, AsyncZeroconf
+
+    url, handler = supervisor
+    name = f"pocket-tts-test-{os.getpid()}-{time.monotonic_ns()}"
+    full_name = f"{name}.{SERVICE_TYPE}"
+    prelude = f"import wyoming_pocket_tts.discovery as d\nd.SUPERVISOR_URL = {url!r}"
+    args = model_args(tiny_model, voices, "--zeroconf", name, "--zeroconf-host", "127.0.0.1")
+    env: dict[str, str | None] = {"SUPERVISOR_TOKEN": "s3cret"}
+
+    async def until(condition: Callable[[], bool], what: str) -> None:
+        deadline = asyncio.get_running_loop().time() + READ_TIMEOUT
+        while not condition():
+            assert asyncio.get_running_loop().time() < deadline, what
+            await asyncio.sleep(0.05)
+
+    async def scenario(server: ServerProcess) -> tuple[int, list[str], list[str]]:
+        seen: list[str] = []
+
+        def on_change(name: str, state_change: Any, **_: Any) -> None:
+            if name == full_name:
+                seen.append(state_change.name)
+
+        aiozc = AsyncZeroconf()
+        browser = AsyncServiceBrowser(aiozc.zeroconf, SERVICE_TYPE, handlers=[on_change])
+        try:
+            await asyncio.to_thread(server.wait_for_log, "Zeroconf: announced")
+            await until(lambda: "Added" in seen, "never announced over mDNS")
+            info = await aiozc.async_get_service_info(SERVICE_TYPE, full_name, timeout=3000)
+            assert info is not None
+            port, addresses = info.port or 0, info.parsed_addresses()
+            assert await asyncio.to_thread(server.stop) == 0
+            await until(lambda: "Removed" in seen, "no goodbye over mDNS")
+            return port, addresses, seen
+        finally:
+            await browser.async_cancel()
+            await aiozc.async_close()
+
+    with ServerProcess(args, tmp_path / "log", env=env, prelude=prelude) as server:
+        port, addresses, seen = asyncio.run(scenario(server))
+    assert (port, addresses) == (server.port, ["127.0.0.1"])
+    assert seen[-1] == "Removed"
+    uri = f"tcp://{socket.gethostname()}:{server.port}"
+    assert [(r["path"], r["authorization"], r["body"]) for r in handler.requests] == [
+        ("/discovery", "Bearer s3cret", {"service": "wyoming", "config": {"uri": uri}})
+    ]

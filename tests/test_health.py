@@ -141,9 +141,9 @@ def test_healthy_server_exits_0() -> None:
 
 def test_closed_port_exits_1() -> None:
     with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
+        sock.bind(("127.0.0.1", 0))  # held, never listening: connections are refused
         port = sock.getsockname()[1]
-    code, output, _ = asyncio.run(run_health(f"tcp://127.0.0.1:{port}"))
+        code, output, _ = asyncio.run(run_health(f"tcp://127.0.0.1:{port}"))
     assert code == 1
     assert output.startswith("unhealthy: ") and output.count("\n") == 1
 

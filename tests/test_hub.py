@@ -52,4 +52,10 @@ def test_missing_hub_files_fail_the_start_with_the_reason(tmp_path: Path) -> Non
     args = ["--language", "english_2m_2026-10", "--voice", "alba"]
     with ServerProcess(args, tmp_path / "server.log", env=env) as server:
         assert server.process.wait(timeout=120) == 1
-    assert "Cannot start:" in server.log
+    (line,) = [line for line in server.log.splitlines() if "Cannot start" in line]
+    reason = (
+        "An error happened while trying to locate the file on the Hub and we cannot find the "
+        "requested files in the local cache. Please check your connection and try again or make "
+        "sure your Internet connection is on."
+    )
+    assert line.endswith(f"Cannot start: {reason}"), line

@@ -121,7 +121,23 @@ def test_config_keeps_the_packaged_shapes(tiny_files: mf.TinyModel) -> None:
         packaged.pop(key)
         config.pop(key, None)
     packaged["flow_lm"]["lookup_table"]["tokenizer_path"] = str(tiny_files.tokenizer_path)
+    packaged["default_temperature"] = mf.TEMPERATURE
     assert config == packaged
+
+
+def test_audio_depends_on_the_voice_and_nothing_else(tiny_tts: TTSModel, tmp_path: Path) -> None:
+    """What the server tests rely on to tell voices apart by content."""
+    from tests.support import ANOTHER_VOICE, differing_samples
+    from wyoming_pocket_tts.audio.pcm import to_pcm16
+
+    one, other = (
+        tiny_tts.get_state_for_audio_prompt(mf.write_voice_wav(tmp_path / f"{n}.wav", seed=n))
+        for n in (1, 2)
+    )
+    first, again = (to_pcm16(tiny_tts.generate_audio(one, SHORT_TEXT)) for _ in range(2))
+    changed = to_pcm16(tiny_tts.generate_audio(other, SHORT_TEXT))
+    assert differing_samples(again, first) == 0
+    assert differing_samples(changed, first) > ANOTHER_VOICE
 
 
 def test_tiny_model_loads_its_weights_strictly(
@@ -205,6 +221,10 @@ VOICE_FILES = [
 ]
 
 
+DEFAULT_SUBTYPES = {".wav": "PCM_16", ".flac": "PCM_16", ".ogg": "VORBIS", ".mp3": "MPEG_LAYER_III"}
+"""What `write_voice_wav` writes when no subtype is asked for."""
+
+
 @pytest.mark.parametrize(("name", "options"), VOICE_FILES)
 def test_voice_file_encodes_to_a_state(
     tiny_tts: TTSModel, tmp_path: Path, name: str, options: dict
@@ -215,7 +235,7 @@ def test_voice_file_encodes_to_a_state(
     info = soundfile.info(str(path))
     assert info.samplerate == options.get("sample_rate", 24000)
     assert info.channels == options.get("channels", 1)
-    assert info.subtype == options.get("subtype", info.subtype)
+    assert info.subtype == options.get("subtype", DEFAULT_SUBTYPES[path.suffix])
     state = tiny_tts.get_state_for_audio_prompt(path)
     offset = int(next(iter(state.values()))["offset"][0])
     # 0.75 s of voice, the 0.08 s pause end_on_pause appends, and the BOS frame.

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from .support import free_port
+from .support import refusing_port
 
 ROOT = Path(__file__).resolve().parents[1]
 TORCH_CHOICE = ROOT / "script" / "torch-choice"
@@ -173,8 +173,8 @@ def test_override_wins_over_everything(machine: Path) -> None:
 
 def test_refused_index_falls_back_in_one_line(machine: Path) -> None:
     fake_uname(machine, "Linux", "x86_64")
-    url = f"http://127.0.0.1:{free_port()}/"
-    args, said, _ = choose(machine, url)
+    with refusing_port() as port:
+        args, said, _ = choose(machine, f"http://127.0.0.1:{port}/")
     assert args == PLAIN
     assert len(said) == 1
     assert "unreachable" in said[0] and "Connection refused" in said[0]
@@ -188,7 +188,8 @@ def test_silent_index_is_given_up_within_the_timeout(machine: Path) -> None:
     """
     fake_uname(machine, "Linux", "x86_64")
     timeout = 2.0
-    _, _, baseline = choose(machine, f"http://127.0.0.1:{free_port()}/", timeout)
+    with refusing_port() as port:
+        _, _, baseline = choose(machine, f"http://127.0.0.1:{port}/", timeout)
     with silent_index() as url:
         args, said, elapsed = choose(machine, url, timeout)
     assert args == PLAIN

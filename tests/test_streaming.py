@@ -7,16 +7,24 @@ import time
 from pathlib import Path
 
 from wyoming.client import AsyncTcpClient
-from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop
+from wyoming.tts import (
+    Synthesize,
+    SynthesizeChunk,
+    SynthesizeStart,
+    SynthesizeStop,
+    SynthesizeVoice,
+)
 
 from .conftest import model_args
 from .model_factory import TinyModel
 from .support import (
+    ANOTHER_VOICE,
     AUDIO_START,
     AUDIO_STOP,
     Reply,
     ServerProcess,
     describe,
+    differing_samples,
     pocket_tts_threads,
     read_until,
     running_server,
@@ -152,3 +160,34 @@ def test_queue_is_fair_and_bounded(endless_model: TinyModel, voices: dict[str, P
         assert reply.types == [AUDIO_START, "error", AUDIO_STOP]
     for length, reply in served:
         assert len(reply.audio) == length  # its own audio, complete, nobody else's
+
+
+def test_synthesize_start_while_a_stream_is_open_closes_the_first(
+    endless_server: ServerProcess,
+) -> None:
+    """A second `synthesize-start` ends the open stream (its text spoken, its closing events
+    sent) and begins a new one with its own voice."""
+    port = endless_server.port
+    first = asyncio.run(synthesize(port, "First stream.", voice="a"))
+    second = asyncio.run(synthesize(port, "Second stream.", voice="b"))
+    other = asyncio.run(synthesize(port, "First stream.", voice="b"))
+    assert differing_samples(other.audio, first.audio) > ANOTHER_VOICE
+
+    async def scenario() -> tuple[Reply, Reply]:
+        async with AsyncTcpClient("127.0.0.1", port) as client:
+            await client.write_event(SynthesizeStart(voice=SynthesizeVoice(name="a")).event())
+            await client.write_event(SynthesizeChunk(text="First stream.").event())
+            await client.write_event(SynthesizeStart(voice=SynthesizeVoice(name="b")).event())
+            await client.write_event(SynthesizeChunk(text="Second stream.").event())
+            await client.write_event(SynthesizeStop().event())
+            one = await read_until(client, "synthesize-stopped")
+            return one, await read_until(client, "synthesize-stopped")
+
+    one, two = asyncio.run(scenario())
+    for reply, alone in [(one, first), (two, second)]:
+        assert reply.types[0] == AUDIO_START and reply.types[-2:] == [
+            AUDIO_STOP,
+            "synthesize-stopped",
+        ]
+        assert not reply.errors
+        assert differing_samples(reply.audio, alone.audio) == 0

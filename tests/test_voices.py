@@ -3,15 +3,36 @@
 from __future__ import annotations
 
 import asyncio
+import functools
+import itertools
+import os
 import sys
+import threading
+import time
 from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
+import torch
+from pocket_tts import export_model_state
+from safetensors.torch import save_file
 
+from wyoming_pocket_tts.voices.store import MAX_AGE_DAYS
+
+from . import model_factory as mf
 from .conftest import model_args
 from .model_factory import TinyModel, write_voice_wav
-from .support import AUDIO_STOP, ServerProcess, describe, running_server, synthesize
+from .support import (
+    ANOTHER_VOICE,
+    AUDIO_STOP,
+    ServerProcess,
+    describe,
+    differing_samples,
+    running_server,
+    synthesize,
+)
 
 
 def _start(model: TinyModel, voices: dict[str, Path], tmp: Path, *extra: str) -> ServerProcess:
@@ -34,7 +55,8 @@ def test_saved_state_is_loaded_on_the_next_start(
     with _start(tiny_model, {"a": voices["a"]}, tmp_path / "2", *data) as second:
         assert "Loaded voice a from its saved state" in second.log
         assert "Encoded voice" not in second.log
-        assert len(asyncio.run(synthesize(second.port, "Hello there.")).audio) == len(audio_first)
+        audio_second = asyncio.run(synthesize(second.port, "Hello there.")).audio
+        assert differing_samples(audio_second, audio_first) == 0  # the same voice, by content
         assert second.stop() == 0
 
     saved.write_bytes(saved.read_bytes()[:100])  # truncated, as after a power cut
@@ -81,6 +103,11 @@ def test_voices_folder_is_rescanned(
         assert names() == ["a"]
         assert server.log.count("Skipping voice file") == 1  # reported once, not per describe
         assert "broken.wav" in server.log
+        # Fixed while running: the same file name becomes a voice, with the new audio's voice.
+        write_voice_wav(folder / "broken.wav", 1.5, seed=5)
+        assert names() == ["a", "broken"]
+        fixed = asyncio.run(synthesize(server.port, "Good night.", voice="broken"))
+        assert not fixed.errors and differing_samples(fixed.audio, reply.audio) == 0  # grandpa
         assert server.stop() == 0
 
 
@@ -140,25 +167,165 @@ def test_hostile_voice_names_reach_nothing(
     write_voice_wav(folder / "kid.wav", 1.0, seed=8)
     sentinel = write_voice_wav(tmp_path / "sentinel.wav", 1.0, seed=9)
 
-    async def scenario() -> list[tuple[list[str], int]]:
+    async def scenario() -> tuple[bytes, bytes, list[tuple[list[str], float]]]:
         args = model_args(tiny_model, {"a": voices["a"]}, "--voices-dir", str(folder))
         async with running_server(args) as server:
             port = server.port or 0
-            default = len((await synthesize(port, "Hello.")).audio)
+            default = (await synthesize(port, "Hello.")).audio
+            kid = (await synthesize(port, "Hello.", voice="kid")).audio
             audit_log.clear()
             results = []
             for name in HOSTILE_NAMES:
                 reply = await synthesize(port, "Hello.", voice=name)
-                results.append((reply.types, len(reply.audio) - default))
-            return results
+                results.append((reply.types, differing_samples(reply.audio, default)))
+            return default, kid, results
 
-    results = asyncio.run(scenario())
-    for types, audio_difference in results:
-        assert types[-1] == AUDIO_STOP and "error" not in types
-        assert audio_difference == 0  # the default voice spoke
-    opened = [target for event, target in audit_log if event == "open"]
-    outside = [p for p in opened if not p.startswith((str(folder), "/proc", "/sys", "/dev"))]
+    default, kid, results = asyncio.run(scenario())
+    assert differing_samples(kid, default) > ANOTHER_VOICE  # a voice file would be heard
+    for name, (types, differing) in zip(HOSTILE_NAMES, results, strict=True):
+        assert types[-1] == AUDIO_STOP and "error" not in types, name
+        assert differing == 0, name  # the default voice spoke
+    # Normalised, so that `voices/../sentinel.wav` counts as the file outside that it is.
+    opened = [os.path.normpath(target) for event, target in audit_log if event == "open"]
+    outside = [p for p in opened if not p.startswith((f"{folder}/", "/proc", "/sys", "/dev"))]
     assert not [p for p in outside if "passwd" in p or "sentinel" in p or "x.wav" in p], outside
+    assert str(sentinel) not in opened
     connections = [target for event, target in audit_log if event == "socket.connect"]
     assert all(target.startswith("('127.0.0.1'") for target in connections), connections
-    assert sentinel.exists()
+
+
+class _Files(SimpleHTTPRequestHandler):
+    """Serves one folder over http://127.0.0.1 and records the paths asked for."""
+
+    asked: ClassVar[list[str]] = []
+
+    def do_GET(self) -> None:
+        self.asked.append(self.path)
+        super().do_GET()
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def web_folder(tmp_path: Path) -> Iterator[tuple[str, Path, type[_Files]]]:
+    """A folder served over http on 127.0.0.1: (base URL, folder, handler class)."""
+    folder = tmp_path / "web"
+    folder.mkdir()
+    handler = type("Files", (_Files,), {"asked": []})
+    server = ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(handler, directory=str(folder))
+    )
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", folder, handler
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+
+HUB_VOICE = "hf://kyutai/tts-voices/alba-mackenna/casual.wav"
+"""Where pocket-tts finds the audio of its built-in voice `alba` for a custom model."""
+
+
+def test_every_kind_of_voice_source_speaks_with_its_own_voice(
+    tiny_model: TinyModel,
+    voices: dict[str, Path],
+    tmp_path: Path,
+    web_folder: tuple[str, Path, type[_Files]],
+) -> None:
+    """Voice states, URLs, the hub, built-in names, folder rules, all heard by content.
+
+    Faked: the hub is a Hugging Face cache laid out offline under the real repo and file names
+    (`HF_HUB_OFFLINE=1`); the web is an http:// server on 127.0.0.1. pocket-tts fetches
+    http:// and https:// alike with `requests` into ~/.cache/pocket_tts, so only TLS is not
+    exercised.
+    """
+    base_url, web, asked = web_folder
+    (web / "b.wav").write_bytes(voices["b"].read_bytes())
+    hf_home = tmp_path / "hf"
+    alba_audio = write_voice_wav(tmp_path / "alba.wav", 2.0, seed=30)
+    mf._place_in_hub(hf_home / "hub", HUB_VOICE, alba_audio)
+    model = tiny_model.load()
+    state_file = tmp_path / "b.safetensors"
+    export_model_state(model.get_state_for_audio_prompt(voices["b"]), state_file)
+    folder = tmp_path / "voices"
+    write_voice_wav(folder / "shadow.wav", 1.5, seed=31)
+    same_flac = write_voice_wav(folder / "same.flac", 1.5, seed=32)
+    write_voice_wav(folder / "same.wav", 1.5, seed=33)
+    (folder / "good.safetensors").write_bytes(state_file.read_bytes())
+    save_file({"x": torch.zeros(2)}, str(folder / "notastate.safetensors"))
+    (folder / "junk.safetensors").write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00{broken}")
+    same_copy = tmp_path / "same-copy.flac"
+    same_copy.write_bytes(same_flac.read_bytes())
+    configured = {
+        "a": str(voices["a"]),
+        "b": str(voices["b"]),
+        "st": str(state_file),
+        "web": f"{base_url}/b.wav",
+        "alba": "alba",
+        "hub": HUB_VOICE,
+        "albafile": str(alba_audio),
+        "shadow": str(voices["b"]),
+        "sameref": str(same_copy),
+    }
+    args = ["--model-config", str(tiny_model.config_path), "--voices-dir", str(folder)]
+    for name, source in configured.items():
+        args += ["--voice", f"{name}={source}"]
+    env = {"HF_HOME": str(hf_home)}
+    with ServerProcess(args, tmp_path / "server.log", env=env) as server:
+        server.wait_for_log("Ready")
+        names = [v.name for v in asyncio.run(describe(server.port)).tts[0].voices]
+        audio = {}
+        for name in [*configured, "good", "same"]:
+            reply = asyncio.run(synthesize(server.port, "Hello there.", voice=name))
+            assert not reply.errors, (name, reply.errors)
+            audio[name] = reply.audio
+        assert server.stop() == 0
+    log = server.log
+
+    assert names == [*configured, "good", "same"]  # shadowed and unreadable files left out
+    # Who spoke: each group is one voice, heard by content; the groups are different voices.
+    groups = [
+        ["a"],
+        ["b", "st", "web", "good", "shadow"],  # b's audio, its state, its URL; shadow is b
+        ["alba", "hub", "albafile"],  # the built-in name on a custom model is its hub audio
+        ["same", "sameref"],  # of same.flac and same.wav, the first by name
+    ]
+    for group in groups:
+        for name in group[1:]:
+            assert differing_samples(audio[name], audio[group[0]]) == 0, (name, group[0])
+    for one, other in itertools.combinations([group[0] for group in groups], 2):
+        assert differing_samples(audio[one], audio[other]) > ANOTHER_VOICE, (one, other)
+    assert asked.asked == ["/b.wav"]  # downloaded once, into the server's own home
+    assert len(list((tmp_path / "server-home" / ".cache" / "pocket_tts").glob("*.wav"))) == 1
+    skipped = f"Skipping voice file {folder}"
+    assert f"{skipped}/notastate.safetensors: not a pocket-tts voice state" in log
+    assert f"{skipped}/junk.safetensors: Error while deserializing header" in log
+
+
+def test_old_saved_states_and_leftover_temporary_files_are_cleaned_at_start(
+    tiny_model: TinyModel, voices: dict[str, Path], tmp_path: Path
+) -> None:
+    states = tmp_path / "data" / "voice-states"
+    states.mkdir(parents=True)
+    day = 86400
+    now = time.time()
+    ages = {"old": MAX_AGE_DAYS + 1, "recent": MAX_AGE_DAYS - 1}
+    for name, days in ages.items():
+        path = states / f"{name}.safetensors"
+        path.write_bytes(b"a state")
+        os.utime(path, (now - days * day, now - days * day))
+    (states / "x1y2.tmp").write_bytes(b"half a state: the power went out")
+    data = ["--data-dir", str(tmp_path / "data")]
+    with _start(tiny_model, {"a": voices["a"]}, tmp_path / "run", *data) as server:
+        assert server.stop() == 0
+    left = sorted(path.name for path in states.iterdir())
+    assert "old.safetensors" not in left and "x1y2.tmp" not in left
+    assert "recent.safetensors" in left
+    assert len(left) == 2  # and voice a's new state
+    assert f"Deleted voice state unused for {MAX_AGE_DAYS} days: {states}/old.safetensors" in (
+        server.log
+    )

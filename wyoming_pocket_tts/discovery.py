@@ -33,6 +33,9 @@ _ROUTE_PROBE = ("192.0.2.1", 9)
 """A documentation address (TEST-NET-1): connecting a UDP socket to it picks the outbound
 interface from the routing table without sending a packet."""
 
+SUPERVISOR_URL = "http://supervisor"
+"""The Supervisor's API as add-ons reach it."""
+
 SUPERVISOR_TIMEOUT = 5.0
 """Seconds the Supervisor gets to answer a discovery announcement."""
 
@@ -136,7 +139,7 @@ async def announce_to_supervisor(
     port: int,
     *,
     token: str,
-    url: str = "http://supervisor",
+    url: str | None = None,
     host: str | None = None,
 ) -> bool:
     """Register the `wyoming` discovery service with the Supervisor; False (logged) on failure.
@@ -144,6 +147,7 @@ async def announce_to_supervisor(
     The add-on's host name (the default) is what Home Assistant resolves on the add-on network,
     as the official Wyoming add-ons announce.
     """
+    url = url or SUPERVISOR_URL
     uri = f"tcp://{host or socket.gethostname()}:{port}"
     body = {"service": "wyoming", "config": {"uri": uri}}
     try:

@@ -50,6 +50,15 @@ class TtsServer:
         return address[1] if isinstance(address, tuple) else None
 
     @property
+    def address(self) -> str:
+        """The URI actually listened on (with the bound port when --uri asked for port 0)."""
+        uri = urlparse(self.settings.server.uri)
+        if uri.scheme != "tcp" or self.port is None:
+            return self.settings.server.uri
+        host = f"[{uri.hostname}]" if ":" in (uri.hostname or "") else uri.hostname
+        return f"tcp://{host}:{self.port}"
+
+    @property
     def connections(self) -> list[TtsEventHandler]:
         """The handlers of the open connections."""
         return list(self._handlers.values())
@@ -65,6 +74,7 @@ class TtsServer:
             self._server = await asyncio.start_server(
                 self._connected, host=uri.hostname, port=uri.port
             )
+        _LOGGER.info("Listening on %s", self.address)
 
     async def wait_ready(self) -> None:
         """Wait for the model and default voice; raises why they could not be loaded."""
@@ -72,7 +82,7 @@ class TtsServer:
         _LOGGER.info(
             "Ready: %s on %s, voices: %s",
             ", ".join(f"{model.identity} ({model.code})" for model in self.settings.engine.models),
-            self.settings.server.uri,
+            self.address,
             ", ".join(f"{spec.name} ({spec.language})" for spec in self.catalog.voices),
         )
 
@@ -135,6 +145,12 @@ async def serve(settings: Settings) -> int:
     if announcement is not None:
         await announcement.async_close()
     await server.stop()
+    if server.engine.alive:
+        # A model load cannot be interrupted, and torch aborts the process when the interpreter
+        # shuts down under it: everything else is closed, so leave without that shutdown.
+        _LOGGER.info("Exiting while the model is still loading")
+        logging.shutdown()
+        os._exit(code)
     return code
 
 

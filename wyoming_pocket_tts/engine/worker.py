@@ -50,6 +50,11 @@ class Engine:
         """Start the thread; it loads the model and the first voices, then serves requests."""
         self._thread.start()
 
+    @property
+    def alive(self) -> bool:
+        """The thread still runs (after `shutdown`: it is inside a model load it cannot leave)."""
+        return self._thread.is_alive()
+
     def shutdown(self, timeout: float = 5.0) -> None:
         """End every request with an error, stop what runs, then stop the thread."""
         self.scheduler.stop()

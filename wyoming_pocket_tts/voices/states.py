@@ -148,44 +148,40 @@ class VoiceStates:
         return self.cache.get_or_create(key, lambda: self._load(spec, key))
 
     def _load(self, spec: VoiceSpec, key: VoiceKey) -> Voice:
-        started = time.monotonic()
         source = self._prompt_source(spec, key)
         if not can_clone(self._model) and is_audio_prompt(str(source)):
             raise VoiceCloningUnavailable()
-        store = self._store
-        saved = None
+        store, saved = self._store, None
         if store is not None:
-            prompt_id = key.fingerprint or key.source
-            saved = store.path_for(prompt_id, key.truncate, can_clone(self._model))
-        found = None
-        if store is not None and saved is not None and key.is_audio:
-            found = store.load(self._model, saved)
-        loudness: float | None = None
+            saved = store.path_for(
+                key.fingerprint or key.source, key.truncate, can_clone(self._model)
+            )
+        found = store.load(self._model, saved) if store and saved and key.is_audio else None
         if found is not None:
             state, loudness = found
-            elapsed = time.monotonic() - started
-            _LOGGER.info("Loaded voice %s from its saved state in %.3f s", spec.name, elapsed)
+            _LOGGER.info("Loaded voice %s from its saved state", spec.name)
+            fresh = False
         else:
-            state = self._make(spec, key, source, started)
-            if store is not None and saved is not None and not key.is_audio:
-                loudness = store.load_loudness(saved) if self._loudness else None
-        measured = False
+            state = self._make(spec, key, source)
+            loudness = None
+            if store is not None and saved is not None and self._loudness and not key.is_audio:
+                loudness = store.load_loudness(saved)
+            fresh = key.is_audio  # an encoded state is worth saving
         if self._loudness is not None and loudness is None:
             loudness = self._calibrate(spec, state)
-            measured = True
-        if store is not None and saved is not None:
-            if key.is_audio and (found is None or measured):
+            fresh = True
+        if store is not None and saved is not None and fresh:
+            if key.is_audio:
                 store.save(state, saved, loudness)
-            elif not key.is_audio and measured and loudness is not None:
+            elif loudness is not None:
                 store.save_loudness(saved, loudness)
         if self._loudness is None or loudness is None:
             return Voice(state)
         return Voice(state, gain_for(loudness, self._loudness.target_lufs, spec.name))
 
-    def _make(
-        self, spec: VoiceSpec, key: VoiceKey, source: str | Path, started: float
-    ) -> ModelState:
+    def _make(self, spec: VoiceSpec, key: VoiceKey, source: str | Path) -> ModelState:
         """Encode an audio prompt, or load a built-in or `.safetensors` state."""
+        started = time.monotonic()
         with encoding_threads():
             if isinstance(source, Path) and key.is_audio:
                 prompt = read_prompt(source, self._model.sample_rate, spec.name)
