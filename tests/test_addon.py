@@ -188,7 +188,7 @@ def test_default_options_are_the_server_defaults(config: dict[str, Any], tmp_pat
     parser = build_parser()
     options = config["options"]
     assert options["voice_cache_size"] == parser.get_default("voice_cache_size")
-    assert options["quantize"] is False and options["text_cleanup"] is True
+    assert options["quantize"] == "auto" and options["text_cleanup"] is True
     assert options["voices_dir"].startswith(f"{addon.SHARE_DIR}/")  # created on start
     settings = parse_settings(options_to_argv({**options, "voices_dir": str(tmp_path)}))
     assert settings.engine.model.language == options["language"]
@@ -207,7 +207,7 @@ def test_options_to_argv_maps_every_option() -> None:
             "voices_dir": "/share/pocket-tts/voices",
             "hf_token": "hf_secret",
             "voice_cache_size": 3,
-            "quantize": True,
+            "quantize": "on",
             "text_cleanup": False,
             "debug_logging": True,
         }
@@ -217,7 +217,7 @@ def test_options_to_argv_maps_every_option() -> None:
         "--voice", "mamie=/share/mamie.wav",
         "--voices-dir", "/share/pocket-tts/voices",
         "--voice-cache-size", "3",
-        "--quantize", "--no-text-cleanup", "--debug",
+        "--quantize", "on", "--no-text-cleanup", "--debug",
     ]  # fmt: skip
     assert "hf_secret" not in argv
 
@@ -226,10 +226,28 @@ def test_quiet_options_add_no_flags() -> None:
     assert options_to_argv({}) == []
     assert (
         options_to_argv(
-            {"voice": "", "voices": [], "voices_dir": "", "quantize": False, "text_cleanup": True}
+            {"voice": "", "voices": [], "voices_dir": "", "quantize": "auto", "text_cleanup": True}
         )
         == []
     )
+
+
+@pytest.mark.parametrize(
+    ("value", "flags", "quantize"),
+    [
+        ("auto", [], None),
+        ("on", ["--quantize", "on"], True),
+        ("off", ["--quantize", "off"], False),
+        (True, ["--quantize", "on"], True),  # options.json written before quantize had 3 values
+        (False, ["--quantize", "off"], False),
+    ],
+)
+def test_quantize_option_maps_to_the_flag(
+    value: Any, flags: list[str], quantize: bool | None
+) -> None:
+    argv = options_to_argv({"quantize": value})
+    assert argv == flags
+    assert parse_settings(argv).engine.model.quantize is quantize
 
 
 VOICES = [{"name": "a", "source": "/share/a.wav"}, {"name": "b", "source": "alba"}]
@@ -288,7 +306,8 @@ def wav_bytes(seconds: float = 0.1, rate: int = 24000) -> bytes:
         ({"language": 3}, "option 'language' must be a string, got 3"),
         ({"voice_cache_size": "3"}, "option 'voice_cache_size' must be an integer, got \"3\""),
         ({"voice_cache_size": True}, "option 'voice_cache_size' must be an integer, got true"),
-        ({"quantize": "yes"}, "option 'quantize' must be true or false"),
+        ({"quantize": "yes"}, "option 'quantize' must be auto, on or off"),
+        ({"quantize": 1}, "option 'quantize' must be auto, on or off"),
         ({"voices": {"name": "a"}}, "option 'voices' must be a list"),
         ({"voices": None}, "option 'voices' must be a list"),
         ({"voices": [{"name": "a"}]}, "option 'voices' entry 1 needs just 'name' and 'source'"),

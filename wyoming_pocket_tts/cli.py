@@ -15,6 +15,8 @@ from .settings import EngineSettings, ModelSettings, ServerSettings, VoiceSpec
 from .voices.catalog import VoiceKind, parse_voice_arg, voice_kind
 
 DEFAULT_URI = "tcp://0.0.0.0:10200"
+QUANTIZE_MODES = ("auto", "on", "off")
+_QUANTIZE: dict[str, bool | None] = {"auto": None, "on": True, "off": False}
 
 
 @dataclass(frozen=True)
@@ -118,7 +120,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="open connections before new ones are refused",
     )
-    parser.add_argument("--quantize", action="store_true", help="int8-quantize the model")
+    parser.add_argument(
+        "--quantize",
+        nargs="?",
+        choices=QUANTIZE_MODES,
+        default="auto",
+        const="on",
+        help="int8 dynamic quantization: auto (default) measures both ways on this host at the "
+        "first start and keeps the faster; a bare --quantize means on",
+    )
     parser.add_argument(
         "--no-text-cleanup",
         action="store_true",
@@ -192,14 +202,14 @@ def _model_settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -
             if not path.is_file():
                 parser.error(f"--model-config {config}: no such file")
             config = str(path.resolve())
-        return ModelSettings(language=None, config=config, quantize=args.quantize)
+        return ModelSettings(language=None, config=config, quantize=_QUANTIZE[args.quantize])
     language = args.language or "english"
     known = builtin_languages()
     if language not in known:
         parser.error(
             f"--language {language}: not a pocket-tts model (choose from {', '.join(known)})"
         )
-    return ModelSettings(language=language, quantize=args.quantize)
+    return ModelSettings(language=language, quantize=_QUANTIZE[args.quantize])
 
 
 def _check_voices(parser: argparse.ArgumentParser, voices: list[VoiceSpec]) -> None:

@@ -14,11 +14,12 @@ import time
 from typing import TYPE_CHECKING
 
 from ..audio import to_pcm16
-from ..settings import EngineSettings
+from ..settings import EngineSettings, ModelSettings
 from ..voices.catalog import VoiceCatalog
 from ..voices.states import VoiceStates
 from ..voices.store import VoiceStateStore, model_identity
 from .job import JobError, StreamStalled, SynthesisJob
+from .tuning import Tuning, load_tuned_model
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
@@ -43,6 +44,8 @@ class Engine:
         self._current: SynthesisJob | None = None
         self._stopping = False
         self._voice_states: VoiceStates | None = None
+        self.tuning: Tuning | None = None
+        """How the model was loaded and how fast it runs here, once `ready` resolves."""
         self._thread = threading.Thread(target=self._run, name="pocket-tts-engine", daemon=True)
 
     @property
@@ -96,16 +99,9 @@ class Engine:
                 job.emit(None)
 
     def _load(self) -> TTSModel:
-        from pocket_tts import TTSModel  # takes seconds (torch)
-
-        settings = self.settings.model
-        started = time.monotonic()
-        if settings.config is not None:
-            model = TTSModel.load_model(config=settings.config, quantize=settings.quantize)
-        else:
-            model = TTSModel.load_model(language=settings.language, quantize=settings.quantize)
-        _LOGGER.info("Loaded model %s in %.1f s", settings.identity, time.monotonic() - started)
-        self._voice_states = VoiceStates(model, self.settings.voice_cache_size, self._open_store())
+        model, self.tuning = load_tuned_model(self.settings.model, self.settings.data_dir)
+        store = self._open_store(self.tuning.settings)
+        self._voice_states = VoiceStates(model, self.settings.voice_cache_size, store)
         default, *others = self._warm_voices
         try:
             self._voice_states.get(default)
@@ -121,12 +117,12 @@ class Engine:
                 self._failures.record(spec, str(error))
         return model
 
-    def _open_store(self) -> VoiceStateStore | None:
+    def _open_store(self, model: ModelSettings) -> VoiceStateStore | None:
         if self.settings.data_dir is None:
             return None
         folder = self.settings.data_dir / "voice-states"
         try:
-            return VoiceStateStore(folder, model_identity(self.settings.model))
+            return VoiceStateStore(folder, model_identity(model))
         except OSError as error:
             _LOGGER.warning("Voice states will not be saved (%s): %s", folder, error)
             return None
