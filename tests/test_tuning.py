@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 
 import pytest
+import torch
 
 from wyoming_pocket_tts.cli import parse_settings
 from wyoming_pocket_tts.engine import tuning
@@ -34,8 +35,16 @@ def is_quantized(model) -> bool:
     return any("quantized" in type(module).__module__ for module in model.flow_lm.modules())
 
 
+@pytest.fixture(autouse=True)
+def torch_threads():
+    """The tuning sets torch's process-wide thread count: put pocket-tts's back afterwards."""
+    before = torch.get_num_threads()
+    yield
+    torch.set_num_threads(before)
+
+
 def timings(caplog: pytest.LogCaptureFixture) -> list[str]:
-    """The comparison's per-run log lines (one per timed fp32 or int8 generation)."""
+    """The comparison's per-run log lines (one per timed variant: fp32/int8 x threads)."""
     return [r.getMessage() for r in caplog.records if r.getMessage().startswith("Timing ")]
 
 
@@ -58,22 +67,26 @@ def test_auto_decision_is_stored_reused_and_obeyed(
     caplog.set_level(logging.DEBUG, logger=TUNING_LOGGER)
     data = tmp_path / "data"
     _, first = load(own_model.config_path, data)
-    assert len(timings(caplog)) == 2  # one round: fp32 and int8
     (saved,) = (data / "tuning").glob("*.json")
     record = json.loads(saved.read_text())
+    assert {"fp32 x1", "int8 x1"} <= set(record["figures"])
+    assert len(timings(caplog)) == len(record["figures"])  # one round
     assert record["quantize"] is first.settings.quantize
+    assert record["threads"] == first.threads == torch.get_num_threads()
     assert record["key"]["model"] and record["key"]["cpu"] and record["key"]["torch"]
     assert "measured now" in first.reason
 
     # The next start reads the decision: no comparison. Flip the saved choice to prove that
     # the file, not a new measurement, decides.
     record["quantize"] = not record["quantize"]
+    record["threads"] = 2  # pocket-tts (and --quantize on/off) would use 1
     saved.write_text(json.dumps(record))
     caplog.clear()
     model, second = load(own_model.config_path, data)
     assert timings(caplog) == []
     assert second.settings.quantize is record["quantize"]
     assert is_quantized(model) is record["quantize"]
+    assert second.threads == record["threads"] == torch.get_num_threads()
     assert "saved on" in second.reason
     assert second.speed.first_audio > 0 and second.speed.rtf > 0  # the warm-up was timed
 
@@ -88,7 +101,7 @@ def test_a_changed_model_is_measured_again(
     os.utime(own_model.weights_path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
     caplog.clear()
     _, again = load(own_model.config_path, data)
-    assert len(timings(caplog)) == 2
+    assert len(timings(caplog)) >= 2
     assert "measured now" in again.reason
     assert len(list((data / "tuning").glob("*.json"))) == 2
 
@@ -104,7 +117,7 @@ def test_unreadable_decision_is_measured_again(
     caplog.clear()
     _, again = load(own_model.config_path, data)
     assert "Ignoring unreadable tuning file" in caplog.text
-    assert len(timings(caplog)) == 2
+    assert len(timings(caplog)) >= 2
     assert json.loads(saved.read_text())["quantize"] is again.settings.quantize
 
 
@@ -115,6 +128,7 @@ def test_explicit_quantize_is_obeyed_without_measuring(
     caplog.set_level(logging.DEBUG, logger=TUNING_LOGGER)
     model, result = load(tiny_model.config_path, tmp_path / "data", quantize)
     assert is_quantized(model) is quantize and result.settings.quantize is quantize
+    assert result.threads == torch.get_num_threads() == 1
     assert timings(caplog) == []
     assert not (tmp_path / "data" / "tuning").exists()
 
@@ -127,7 +141,7 @@ def test_server_measures_once_then_starts_from_the_saved_decision(
     args = model_args(tiny_model, {"a": voices["a"]}, "--debug", "--data-dir", str(tmp_path))
     with ServerProcess(args, tmp_path / "1.log") as first:
         first.wait_for_log("Speed here")
-        assert "Quantisation on this host" in first.log and "Timing int8" in first.log
+        assert "Tuned for this host" in first.log and "Timing int8 x1" in first.log
         assert first.log.index("Ready") < first.log.index("Speed here")
         assert asyncio.run(synthesize(first.port, "Hello there.")).audio
         assert first.stop() == 0
@@ -180,9 +194,9 @@ def test_slow_host_gets_a_concrete_suggestion(
 ) -> None:
     caplog.set_level(logging.INFO, logger=TUNING_LOGGER)
     settings = ModelSettings(language=language, quantize=quantize)
-    log_speed_verdict(Tuning(settings, Speed(0.4, tuning.SLOW_RTF * 0.9), "test"))
+    log_speed_verdict(Tuning(settings, 1, Speed(0.4, tuning.SLOW_RTF * 0.9), "test"))
     (warning,) = [r for r in caplog.records if r.levelno == logging.WARNING]
     assert advice in warning.getMessage()
     caplog.clear()
-    log_speed_verdict(Tuning(settings, Speed(0.1, tuning.SLOW_RTF * 1.1), "test"))
+    log_speed_verdict(Tuning(settings, 1, Speed(0.1, tuning.SLOW_RTF * 1.1), "test"))
     assert [r.levelno for r in caplog.records] == [logging.INFO]

@@ -10,12 +10,14 @@ identity). Later starts read it and skip the comparison.
 
 Every start ends with a timed generation, before `Ready`: it pays the first-call costs that would
 otherwise land on the first request, and gives the speed verdict logged after `Ready`
-(`log_speed_verdict`). The comparison, when it runs, serves as that warm-up.
+(`log_speed_verdict`). The comparison, when it runs, serves as that warm-up. Once the default
+voice is loaded, `warm_up` generates one chunk with it, for the costs tied to a voice prompt.
 
-Torch intra-op threads are left at pocket-tts's 1: generation already runs on two threads of its
-own (the transformer and the Mimi decoder), and on this project's 2-core test host a second
-intra-op thread did not make generation faster (README, Performance); 4+ core hosts were not
-available to measure, so no thread count is guessed for them.
+The same comparison decides the torch intra-op threads (pocket-tts pins 1): each variant is also
+timed with as many threads as usable cores (at most `MAX_THREADS`), kept only if `MARGIN` faster.
+On the project's shared 2-core host, 2 threads beat 1 in 6 of 8 interleaved pairs (README,
+Performance), but part of that is a bigger share of contended cores; 4+ core hosts were not
+available, so the choice is measured per host rather than assumed. `--quantize on|off` keeps 1.
 """
 
 from __future__ import annotations
@@ -53,7 +55,10 @@ FRAMES = 15
 ROUNDS = 2
 """fp32/int8 pairs timed when comparing; the best of each side counts (noise only slows)."""
 MARGIN = 1.10
-"""int8 is kept only if its real-time factor beats fp32's by this factor: else fp32 (exact)."""
+"""int8 (or more threads) is kept only if its real-time factor beats fp32 (1 thread) by this
+factor: else the simpler choice, which is also the exact one."""
+MAX_THREADS = 4
+"""The most torch intra-op threads tried (never more than the usable cores)."""
 SLOW_RTF = 1.3
 """Below this real-time factor a reply is likely to stutter: the verdict warns."""
 _SAMPLES_PER_FRAME = 1920
@@ -79,6 +84,8 @@ class Tuning:
 
     settings: ModelSettings
     """The model settings with `quantize` resolved (True/False): what voice states are keyed by."""
+    threads: int
+    """Torch intra-op threads generation uses (pocket-tts sets 1)."""
     speed: Speed
     """This start's measurement of the loaded model."""
     reason: str
@@ -108,40 +115,40 @@ def load_tuned_model(
     """Load the model (quantised or not as `settings.quantize` says or this host's speed
     decides), warmed up and timed. Runs on the engine thread; takes a few seconds more than a
     plain load when `auto` has to compare, a fraction of a second otherwise."""
+    import torch
+
     frames = max(frames, 2)  # the real-time factor is measured after the first frame
     store = DecisionStore(data_dir / _FOLDER) if data_dir is not None else None
-    quantize = settings.quantize
+    quantize, threads = settings.quantize, 1
     key: dict[str, str] | None = None
     reason = f"--quantize {'on' if quantize else 'off'}"
     if quantize is None:
         key = host_key(settings)
         saved = store.read(key) if store is not None else None
         if saved is not None:
-            quantize = saved["quantize"]
-            reason = (
-                f"auto, saved on {saved['measured']}: fp32 {_speed(saved['fp32'])}, "
-                f"int8 {_speed(saved['int8'])}"
-            )
+            quantize, threads = saved["quantize"], saved["threads"]
+            reason = f"auto, saved on {saved['measured']}: {_figures(saved['figures'])}"
     model = _load(settings, bool(quantize))
     if quantize is None:
         assert key is not None
-        model, quantize, fp32, int8 = _compare(model, frames, rounds)
-        speed = int8 if quantize else fp32
-        reason = f"auto, measured now: fp32 {fp32}, int8 {int8}"
+        model, quantize, threads, figures = _compare(model, frames, rounds)
+        speed = figures[_label(quantize, threads)]
+        reason = f"auto, measured now: {_figures(figures)}"
         _LOGGER.info(
-            "Quantisation on this host: %s (fp32 %s; int8 %s; int8 is kept only if %.0f%% faster)",
-            "int8" if quantize else "fp32",
-            fp32,
-            int8,
+            "Tuned for this host: %s (%s; a change is kept only if %.0f%% faster)",
+            _label(quantize, threads),
+            _figures(figures),
             (MARGIN - 1) * 100,
         )
         if store is not None:
-            store.write(key, quantize, fp32, int8)
+            store.write(key, quantize, threads, figures)
     else:
+        torch.set_num_threads(threads)
         time_generation(model, 1)  # first-call costs, kept out of the figure
         speed = time_generation(model, frames)
         _LOGGER.debug("Warm-up: %s", speed)
-    return model, Tuning(replace(settings, quantize=quantize), speed, reason)
+    torch.set_num_threads(threads)
+    return model, Tuning(replace(settings, quantize=quantize), threads, speed, reason)
 
 
 def log_speed_verdict(tuning: Tuning) -> None:
@@ -151,7 +158,7 @@ def log_speed_verdict(tuning: Tuning) -> None:
         "Speed here: %s with %s (%s; %s)",
         tuning.speed,
         settings.identity,
-        "int8" if settings.quantize else "fp32",
+        _label(bool(settings.quantize), tuning.threads),
         tuning.reason,
     )
     if tuning.speed.rtf >= SLOW_RTF:
@@ -197,6 +204,23 @@ def smaller_model(language: str) -> str | None:
     return next((name for name in candidates if name in known), None)
 
 
+def warm_up(model: TTSModel, state: dict) -> None:
+    """Generate the first chunk with a real voice state, then stop.
+
+    The timed generations use an empty voice; the first request with a voice prompt's longer
+    context still paid about 25 ms more CPU than later ones (measured here at full size, 4
+    processes each way), this one-chunk run before `Ready` takes that away (about 7 ms left).
+    """
+    stop = threading.Event()
+    stream = model.generate_audio_stream(state, TEXT, stop=stop)
+    try:
+        next(stream, None)
+    finally:
+        stop.set()
+        for _ in stream:
+            pass
+
+
 def time_generation(model: TTSModel, frames: int, text: str = TEXT) -> Speed:
     """Generate `frames` frames of `text` with an empty voice, as the engine would, and time it."""
     from pocket_tts.modules.stateful_module import init_states
@@ -227,26 +251,51 @@ def time_generation(model: TTSModel, frames: int, text: str = TEXT) -> Speed:
     return Speed(first_at - started, rtf)
 
 
-def _compare(model: TTSModel, frames: int, rounds: int) -> tuple[TTSModel, bool, Speed, Speed]:
-    """Time fp32 `model` against an int8 copy, interleaved; keep the faster, free the other."""
+def _compare(
+    model: TTSModel, frames: int, rounds: int
+) -> tuple[TTSModel, bool, int, dict[str, Speed]]:
+    """Time fp32 `model` and an int8 copy, each with 1 and with more torch threads, interleaved;
+    keep the faster model and thread count, free the other model.
+
+    int8 is kept if it beats fp32 at 1 thread by `MARGIN`; then more threads are kept if they
+    beat 1 thread by `MARGIN` for the model kept.
+    """
+    import torch
     from pocket_tts.quantization import RECOMMENDED_CONFIG, apply_dynamic_int8
 
     started = time.monotonic()
     int8 = copy.deepcopy(model)
     with _quiet_quantization():
         apply_dynamic_int8(int8.flow_lm, RECOMMENDED_CONFIG)
-    times: dict[bool, list[Speed]] = {False: [], True: []}
-    for variant in (model, int8):
+    variants = {False: model, True: int8}
+    counts = sorted({1, min(_usable_cores(), MAX_THREADS)})
+    times: dict[str, list[Speed]] = {}
+    torch.set_num_threads(1)
+    for variant in variants.values():
         time_generation(variant, 1)  # first-call costs, kept out of the comparison
     for _ in range(rounds):
-        for quantized, variant in ((False, model), (True, int8)):
-            speed = time_generation(variant, frames)
-            _LOGGER.debug("Timing %s: %s", "int8" if quantized else "fp32", speed)
-            times[quantized].append(speed)
-    fp32, q8 = (_best(times[False]), _best(times[True]))
-    keep_int8 = q8.rtf >= fp32.rtf * MARGIN
-    _LOGGER.debug("Compared fp32 and int8 in %.1f s", time.monotonic() - started)
-    return (int8 if keep_int8 else model), keep_int8, fp32, q8
+        for threads in counts:
+            torch.set_num_threads(threads)
+            for quantized, variant in variants.items():
+                speed = time_generation(variant, frames)
+                label = _label(quantized, threads)
+                _LOGGER.debug("Timing %s: %s", label, speed)
+                times.setdefault(label, []).append(speed)
+    figures = {label: _best(speeds) for label, speeds in times.items()}
+    quantize = figures[_label(True, 1)].rtf >= figures[_label(False, 1)].rtf * MARGIN
+    threads = counts[-1]
+    if figures[_label(quantize, threads)].rtf < figures[_label(quantize, 1)].rtf * MARGIN:
+        threads = 1
+    _LOGGER.debug("Compared %d variants in %.1f s", len(figures), time.monotonic() - started)
+    return variants[quantize], quantize, threads, figures
+
+
+def _label(quantize: bool, threads: int) -> str:
+    return f"{'int8' if quantize else 'fp32'} x{threads}"
+
+
+def _figures(figures: dict[str, Speed]) -> str:
+    return "; ".join(f"{label}: {speed}" for label, speed in figures.items())
 
 
 def _best(speeds: list[Speed]) -> Speed:
@@ -275,10 +324,6 @@ def _quiet_quantization() -> Iterator[None]:
         warnings.filterwarnings("ignore", message=r"torch\.ao\.quantization is deprecated")
         warnings.filterwarnings("ignore", message=r"torch\.quantize_per_tensor")
         yield
-
-
-def _speed(record: dict[str, float]) -> Speed:
-    return Speed(record["first_audio"], record["rtf"])
 
 
 def _cpu_model() -> str:
@@ -324,23 +369,30 @@ class DecisionStore:
             record = json.loads(path.read_text(encoding="utf-8"))
             if record["key"] != key:
                 return None
-            _speed(record["fp32"]), _speed(record["int8"])
-            if not isinstance(record["quantize"], bool):
-                raise TypeError("quantize is not a bool")
+            record["figures"] = {
+                str(label): Speed(float(f["first_audio"]), float(f["rtf"]))
+                for label, f in record["figures"].items()
+            }
+            if not isinstance(record["quantize"], bool) or not isinstance(record["threads"], int):
+                raise TypeError("quantize or threads has the wrong type")
+            if not 1 <= record["threads"] <= MAX_THREADS:
+                raise ValueError(f"threads {record['threads']} out of range")
         except FileNotFoundError:
             return None
-        except (OSError, ValueError, KeyError, TypeError) as error:
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
             _LOGGER.warning("Ignoring unreadable tuning file %s: %s", path, error)
             return None
         return record
 
-    def write(self, key: dict[str, str], quantize: bool, fp32: Speed, int8: Speed) -> None:
+    def write(
+        self, key: dict[str, str], quantize: bool, threads: int, figures: dict[str, Speed]
+    ) -> None:
         """Save a decision; a failure is logged (the next start measures again), never fatal."""
         record = {
             "key": key,
             "quantize": quantize,
-            "fp32": asdict(fp32),
-            "int8": asdict(int8),
+            "threads": threads,
+            "figures": {label: asdict(speed) for label, speed in figures.items()},
             "measured": time.strftime("%Y-%m-%d"),
         }
         try:

@@ -19,7 +19,7 @@ from ..voices.catalog import VoiceCatalog
 from ..voices.states import VoiceStates
 from ..voices.store import VoiceStateStore, model_identity
 from .job import JobError, StreamStalled, SynthesisJob
-from .tuning import Tuning, load_tuned_model
+from .tuning import Tuning, load_tuned_model, warm_up
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
@@ -104,7 +104,7 @@ class Engine:
         self._voice_states = VoiceStates(model, self.settings.voice_cache_size, store)
         default, *others = self._warm_voices
         try:
-            self._voice_states.get(default)
+            warm_up(model, self._voice_states.get(default))
         except Exception as error:
             raise RuntimeError(
                 f"default voice {default.name!r} cannot be loaded: {error}"
