@@ -225,14 +225,15 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="pocket-bench-") as tmp:
             rows = model_table(list(args.table or TABLE_MODELS), runs, Path(tmp))
         results: dict[str, Any] = {"models": rows, "runs": runs}
+        results["bench_seconds"] = time.monotonic() - started
         table = render_table(rows, runs)
     else:
-        with tempfile.TemporaryDirectory(prefix="pocket-bench-") as tmp:
-            results = run("tiny" if args.quick else args.model, runs, Path(tmp))
         from .report import render
 
+        with tempfile.TemporaryDirectory(prefix="pocket-bench-") as tmp:
+            results = run("tiny" if args.quick else args.model, runs, Path(tmp))
+        results["bench_seconds"] = time.monotonic() - started
         table = render(results)
-    results["bench_seconds"] = time.monotonic() - started
     print(table)
     if args.markdown:
         args.markdown.write_text(table)
