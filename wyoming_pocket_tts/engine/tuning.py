@@ -191,8 +191,8 @@ def smaller_model(language: str) -> str | None:
     """The next smaller pocket-tts built-in model of the same language, if there is one.
 
     24-layer models step down to their 6-layer sibling; the ~100M English models to the 27.9M
-    `english_18m_2026-10`, which steps down to the 16.6M `english_7m_2026-10` (the 11.7M 2m
-    model is not faster: it is bound by per-frame overheads, not arithmetic).
+    `english_18m_2026-10`, then the 16.6M `english_7m_2026-10`, then the 11.7M
+    `english_2m_2026-10` (`_refl` variants to theirs).
     """
     from ..cli import builtin_languages
 
@@ -202,7 +202,9 @@ def smaller_model(language: str) -> str | None:
         candidates.append(language.removesuffix("_24l"))
     elif language.startswith("english_18m"):
         candidates.append(language.replace("_18m", "_7m"))
-    elif language.startswith("english") and not language.startswith(("english_7m", "english_2m")):
+    elif language.startswith("english_7m"):
+        candidates.append(language.replace("_7m", "_2m"))
+    elif language.startswith("english") and not language.startswith("english_2m"):
         refl = "_refl" if "refl" in language else ""
         candidates.append(f"english_18m{refl}_2026-10")
     return next((name for name in candidates if name in known), None)
