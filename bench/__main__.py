@@ -1,10 +1,13 @@
-"""`python -m bench [--quick]`: measure the server against pocket-tts itself, side by side.
+"""`python -m bench [--quick | --model NAME | --table [NAME ...]]`: the server against pocket-tts.
 
 Both sides use the same model (the layer shapes of pocket-tts's default `english.yaml`, random
-weights; `--quick` uses the tiny test model) with end-of-speech disabled, so both generate exactly
-the same number of frames. Runs alternate between the sides (A B A B ...) so that drift on a
-shared machine hits both. Prints a Markdown table with the ratios; `--json` also writes the raw
-figures.
+weights; `--model NAME` any packaged config's shapes; `--quick` the tiny test model) with
+end-of-speech disabled, so both generate exactly the same number of frames. Runs alternate between
+the sides (A B A B ...) so that drift on a shared machine hits both. Two comparisons: the server
+with the same settings as the library (`--quantize off`, fp32), and the server with its default
+flags (`--quantize auto`) against pocket-tts with its own defaults (fp32). Prints a Markdown table
+with the ratios; `--json` also writes the raw figures. `--table` measures fp32 and int8 per model
+shape instead (`bench.models`).
 """
 
 from __future__ import annotations
@@ -159,17 +162,22 @@ def memory(server: Server, config: Path, prompts: list[Path], requests: int) -> 
     return {"server_rss_mib": server.rss_mib(), "library_rss_mib": library, "requests": requests}
 
 
-def run(quick: bool, runs: int, root: Path) -> dict[str, Any]:
-    model = build_tiny_model(root / "model", size="tiny" if quick else "full", eos=False)
-    seconds = 3.0 if quick else 10.0
+def run(size: str, runs: int, root: Path) -> dict[str, Any]:
+    model = build_tiny_model(root / "model", size=size, eos=False)
+    seconds = 3.0 if size == "tiny" else 10.0
     prompts = [write_voice_wav(root / f"v{i}.wav", seconds, seed=i) for i in (1, 2, 3)]
     base = ["--model-config", str(model.config_path), "--voice-cache-size", "2", "--debug"]
     for index, prompt in enumerate(prompts, 1):
         base += ["--voice", f"v{index}={prompt}"]
-    data = ["--data-dir", str(root / "data")]
-    results: dict[str, Any] = {"size": "tiny" if quick else "full", "runs": runs}
+    data = ["--data-dir", str(root / "data"), "--quantize", "off"]
+    results: dict[str, Any] = {"size": size, "runs": runs}
     results["prompt_seconds"] = seconds
     library = Library(model.config_path)
+    auto = Server([*base, "--data-dir", str(root / "data-auto")], root / "auto.log")
+    results["defaults"] = library_vs_server(library, auto, prompts[0], runs)
+    results["defaults"]["server_quantize"] = auto.chosen_quantization()
+    results["defaults"]["startup_seconds"] = auto.startup
+    auto.stop()
     cold = Server([*base, *data], root / "cold.log")
     results["startup"] = {"cold_seconds": cold.startup}
     results["library_vs_server"] = library_vs_server(library, cold, prompts[0], runs)
@@ -180,8 +188,10 @@ def run(quick: bool, runs: int, root: Path) -> dict[str, Any]:
     results["startup"]["warm_seconds"] = warm.startup
     results["startup"]["warm_encodes"] = warm.count("Encoded voice")
     results["memory"] = memory(warm, model.config_path, prompts[:2], runs)
-    int8 = Server([*base, "--quantize", "--data-dir", str(root / "data8")], root / "int8.log")
+    int8 = Server([*base, "--quantize", "on", "--data-dir", str(root / "data8")], root / "int8.log")
     results["quantize"] = quantize(warm, int8, runs)
+    results["quantize"]["fp32"]["rss_mib"] = warm.rss_mib()
+    results["quantize"]["int8"]["rss_mib"] = int8.rss_mib()
     warm.stop()
     int8.stop()
     results["encode_threads"] = encode_threads(library, prompts[0], runs)
@@ -192,7 +202,20 @@ def run(quick: bool, runs: int, root: Path) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(prog="script/bench", description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="tiny model, smoke test only")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--quick", action="store_true", help="tiny model, smoke test only")
+    which.add_argument(
+        "--model",
+        default="full",
+        metavar="NAME",
+        help="a pocket-tts config whose shapes to use (default: english)",
+    )
+    which.add_argument(
+        "--table",
+        nargs="*",
+        metavar="NAME",
+        help="fp32 vs int8 per model shape, with RSS (default: the README's models)",
+    )
     parser.add_argument("--runs", type=int, default=None, help="runs per side (default 5, quick 2)")
     parser.add_argument("--json", type=Path, help="also write the raw figures here")
     parser.add_argument("--markdown", type=Path, help="also write the table here")
@@ -200,12 +223,21 @@ def main() -> None:
     logging.basicConfig(level=logging.ERROR)  # pocket-tts warns on every EOS-less generation
     runs = args.runs or (2 if args.quick else 5)
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="pocket-bench-") as tmp:
-        results = run(args.quick, runs, Path(tmp))
-    results["bench_seconds"] = time.monotonic() - started
-    from .report import render
+    if args.table is not None:
+        from .models import TABLE_MODELS, model_table, render_table
 
-    table = render(results)
+        with tempfile.TemporaryDirectory(prefix="pocket-bench-") as tmp:
+            rows = model_table(list(args.table or TABLE_MODELS), runs, Path(tmp))
+        results: dict[str, Any] = {"models": rows, "runs": runs}
+        results["bench_seconds"] = time.monotonic() - started
+        table = render_table(rows, runs)
+    else:
+        from .report import render
+
+        with tempfile.TemporaryDirectory(prefix="pocket-bench-") as tmp:
+            results = run("tiny" if args.quick else args.model, runs, Path(tmp))
+        results["bench_seconds"] = time.monotonic() - started
+        table = render(results)
     print(table)
     if args.markdown:
         args.markdown.write_text(table)

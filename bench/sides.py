@@ -134,6 +134,11 @@ class Server:
         status = Path(f"/proc/{self.process.process.pid}/status").read_text()
         return int(re.search(r"VmRSS:\s+(\d+)", status).group(1)) / 1024  # type: ignore[union-attr]
 
+    def chosen_quantization(self) -> str:
+        """What `--quantize auto` chose, from the start-up log: "int8 x1", "fp32 x2"... or "?"."""
+        match = re.search(r"Speed here: .* \(((?:int8|fp32) x\d+);", self.process.log)
+        return match.group(1) if match else "?"
+
     def count(self, text: str) -> int:
         return self.process.log.count(text)
 

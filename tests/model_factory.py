@@ -55,7 +55,19 @@ from pocket_tts.utils.utils import get_predefined_voice
 logger = logging.getLogger(__name__)
 
 SIZES: Mapping[str, str] = {"tiny": "english_2m_2026-10", "full": "english"}
-"""Packaged pocket-tts config whose shapes each `build_tiny_model` size copies."""
+"""Packaged pocket-tts config whose shapes each `build_tiny_model` size copies; any other
+packaged config name (`english_18m_2026-10`, `french_24l`, ...) is accepted as a size too."""
+
+
+def shape_config(size: str) -> str:
+    """The packaged config a `build_tiny_model` size copies; ValueError for an unknown size."""
+    name = SIZES.get(size, size)
+    if not (CONFIGS_DIR / f"{name}.yaml").is_file():
+        raise ValueError(
+            f"size must be one of {sorted(SIZES)} or a pocket-tts config name, not {size!r}"
+        )
+    return name
+
 
 SAMPLES_PER_FRAME = 1920
 """Audio samples per generated frame: 24 kHz / 12.5 Hz."""
@@ -125,7 +137,7 @@ def build_tiny_model(
     cache_dir: Path | None = None,
     link: bool = False,
 ) -> TinyModel:
-    """Write a random model shaped like a packaged config into `root` (see `SIZES`).
+    """Write a random model shaped like a packaged config into `root` (see `SIZES`, `shape_config`).
 
     The tokenizer is always a sentencepiece `.model`, also for `size="full"` whose packaged
     config uses a `tokenizer.json`. `eos=False` disables end-of-speech so generation runs to
@@ -133,11 +145,10 @@ def build_tiny_model(
     voice and the text. `link=True` hard-links the cached files instead of copying them
     (faster for the 440 MB full model; do not modify them in place then).
     """
-    if size not in SIZES:
-        raise ValueError(f"size must be one of {sorted(SIZES)}, not {size!r}")
+    name = shape_config(size)
     root.mkdir(parents=True, exist_ok=True)
     cache = cache_dir or root.parent / DEFAULT_CACHE_NAME
-    packaged = packaged_config(SIZES[size])
+    packaged = packaged_config(name)
     n_bins = packaged["flow_lm"]["lookup_table"]["n_bins"]
     tokenizer_path = _install(
         cached_tokenizer(cache, n_bins, "sentencepiece"), root / "tokenizer.model", link

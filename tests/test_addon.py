@@ -195,7 +195,7 @@ def test_default_options_are_the_server_defaults(config: dict[str, Any], tmp_pat
     parser = build_parser()
     options = config["options"]
     assert options["voice_cache_size"] == parser.get_default("voice_cache_size")
-    assert options["quantize"] is False and options["text_cleanup"] is True
+    assert options["quantize"] == "auto" and options["text_cleanup"] is True
     assert options["number_words"] is True
     assert options["max_models"] == parser.get_default("max_models")
     assert options["preload"] is False and options["languages"] == []
@@ -228,7 +228,7 @@ def test_options_to_argv_maps_every_option() -> None:
             "hf_token": "hf_secret",
             "voice_cache_size": 3,
             "loudness": " -16 ",
-            "quantize": True,
+            "quantize": "on",
             "text_cleanup": False,
             "number_words": False,
             "debug_logging": True,
@@ -243,7 +243,7 @@ def test_options_to_argv_maps_every_option() -> None:
         "--max-models", "3", "--preload",
         "--voice-cache-size", "3",
         "--loudness", "-16",
-        "--quantize", "--no-text-cleanup", "--no-number-words", "--debug",
+        "--quantize", "on", "--no-text-cleanup", "--no-number-words", "--debug",
     ]  # fmt: skip
     assert "hf_secret" not in argv
 
@@ -256,7 +256,7 @@ def test_quiet_options_add_no_flags() -> None:
                 "voice": "",
                 "voices": [],
                 "voices_dir": "",
-                "quantize": False,
+                "quantize": "auto",
                 "text_cleanup": True,
                 "number_words": True,
             }
@@ -289,6 +289,24 @@ def test_number_words_option_reaches_the_settings() -> None:
     assert parse_settings(options_to_argv({"number_words": False})).server.number_words is False
     assert parse_settings(options_to_argv({"number_words": True})).server.number_words is True
     assert parse_settings([]).server.number_words is True
+
+
+@pytest.mark.parametrize(
+    ("value", "flags", "quantize"),
+    [
+        ("auto", [], None),
+        ("on", ["--quantize", "on"], True),
+        ("off", ["--quantize", "off"], False),
+        (True, ["--quantize", "on"], True),  # options.json written before quantize had 3 values
+        (False, ["--quantize", "off"], False),
+    ],
+)
+def test_quantize_option_maps_to_the_flag(
+    value: Any, flags: list[str], quantize: bool | None
+) -> None:
+    argv = options_to_argv({"quantize": value})
+    assert argv == flags
+    assert parse_settings(argv).engine.model.quantize is quantize
 
 
 VOICES = [{"name": "a", "source": "/share/a.wav"}, {"name": "b", "source": "alba"}]
@@ -347,7 +365,8 @@ def wav_bytes(seconds: float = 0.1, rate: int = 24000) -> bytes:
         ({"language": 3}, "option 'language' must be a string, got 3"),
         ({"voice_cache_size": "3"}, "option 'voice_cache_size' must be an integer, got \"3\""),
         ({"voice_cache_size": True}, "option 'voice_cache_size' must be an integer, got true"),
-        ({"quantize": "yes"}, "option 'quantize' must be true or false"),
+        ({"quantize": "yes"}, "option 'quantize' must be auto, on or off"),
+        ({"quantize": 1}, "option 'quantize' must be auto, on or off"),
         ({"voices": {"name": "a"}}, "option 'voices' must be a list"),
         ({"voices": None}, "option 'voices' must be a list"),
         ({"voices": [{"name": "a"}]}, "option 'voices' entry 1 needs 'name' and 'source'"),
@@ -612,4 +631,5 @@ def test_addon_with_default_options_finds_them_and_serves_the_default_voice(
         assert server.stop() == 0
     assert [(v.name, v.languages) for v in info.tts[0].voices] == [("alba", ["en"])]
     assert reply.audio and not reply.errors
-    assert list((data / "voice-states").iterdir()) == []  # a built-in state: nothing to save
+    # A built-in state is not saved; only its measured loudness is.
+    assert [p.suffix for p in (data / "voice-states").iterdir()] == [".json"]

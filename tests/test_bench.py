@@ -60,6 +60,8 @@ def test_bench_quick_reports_all_figures(tmp_path: Path) -> None:
     _positive(figures["streaming"], {"one_shot_ttfa_first_sentence"})
     timings = {"library_encode_prompt", "library_load_saved_state", "ttfa_hit"}
     _positive(figures["voices"], timings | {"ttfa_first_encode", "ttfa_from_saved_state"})
+    _series(figures["defaults"]["library"])  # pocket-tts's own defaults vs the server's
+    _series(figures["defaults"]["server"])
     assert figures["voices"]["encodes_alternating_two_voices"] == 0
     assert figures["voices"]["encodes_cycling_three_voices_after_first"] >= 0
     _positive(figures["memory"], {"server_rss_mib", "library_rss_mib", "requests"})
@@ -71,7 +73,8 @@ def test_bench_quick_reports_all_figures(tmp_path: Path) -> None:
         figures["quantize"]["int8"]["audio_seconds"] == figures["quantize"]["fp32"]["audio_seconds"]
     )
     assert figures["encode_threads"] and all(v > 0 for v in figures["encode_threads"].values())
-    assert "| time to first audio (" in result.stdout
+    assert "| same settings (fp32): time to first audio (" in result.stdout
+    assert figures["defaults"]["server_quantize"].startswith(("int8 x", "fp32 x"))
     assert set(figures["text"]) >= {"en", "fr", "de", "it", "pt", "es", "nl"}
     assert "| prepare 5000 characters of announcements (nl)" in result.stdout
     loudness = figures["loudness"]
@@ -79,3 +82,13 @@ def test_bench_quick_reports_all_figures(tmp_path: Path) -> None:
     assert all(abs(level - loudness["target"]) <= 1.0 for level in loudness["after"])
     assert len(loudness["calibration"]) == 3
     assert "| loudness of 3 voices" in result.stdout
+
+
+def test_bench_model_shapes_are_the_packaged_configs() -> None:
+    """`script/bench --model NAME` and `--table` build models from any packaged config name."""
+    from tests.model_factory import shape_config
+
+    assert shape_config("full") == "english"
+    assert shape_config("english_7m_2026-10") == "english_7m_2026-10"
+    with pytest.raises(ValueError, match="english_9000m"):
+        shape_config("english_9000m")

@@ -39,7 +39,7 @@ SHARE_DIR = Path("/share")
 ADDON_URI = "tcp://0.0.0.0:10200"
 PROG = "wyoming-pocket-tts add-on"
 
-_OPTION_TYPES: dict[str, tuple[type, str]] = {
+_OPTION_TYPES: dict[str, tuple[type | tuple[type, ...], str]] = {
     "language": (str, "a string"),
     "languages": (list, "a list"),
     "max_models": (int, "an integer"),
@@ -50,7 +50,7 @@ _OPTION_TYPES: dict[str, tuple[type, str]] = {
     "hf_token": (str, "a string"),
     "voice_cache_size": (int, "an integer"),
     "loudness": (str, "a string"),
-    "quantize": (bool, "true or false"),
+    "quantize": ((str, bool), "auto, on or off"),
     "text_cleanup": (bool, "true or false"),
     "number_words": (bool, "true or false"),
     "debug_logging": (bool, "true or false"),
@@ -59,6 +59,8 @@ _OPTION_TYPES: dict[str, tuple[type, str]] = {
 _VOICE_KEYS = {"name", "source", "language"}
 _OPTIONAL = ("voice", "voices_dir", "hf_token")
 """Options the Supervisor leaves out (or that may be null or empty) when the user clears them."""
+_QUANTIZE_MODES = ("auto", "on", "off")
+"""Values of the `quantize` option; it was a bool at first, and true/false still mean on/off."""
 
 
 class OptionsError(ValueError):
@@ -75,7 +77,11 @@ def check_options(options: Any) -> None:
         kind, expected = _OPTION_TYPES[key]
         if value is None and key in _OPTIONAL:
             continue
-        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        if (
+            not isinstance(value, kind)
+            or (kind is int and isinstance(value, bool))
+            or (key == "quantize" and isinstance(value, str) and value not in _QUANTIZE_MODES)
+        ):
             raise OptionsError(f"option {key!r} must be {expected}, got {json.dumps(value)}")
     for number, voice in enumerate(options.get("voices", []), 1):
         where = f"option 'voices' entry {number}"
@@ -130,8 +136,11 @@ def options_to_argv(
         argv += ["--voice-cache-size", str(options["voice_cache_size"])]
     if str(options.get("loudness") or "").strip():
         argv += ["--loudness", options["loudness"].strip()]
-    if options.get("quantize"):
-        argv.append("--quantize")
+    quantize = options.get("quantize", "auto")
+    if isinstance(quantize, bool):
+        quantize = "on" if quantize else "off"
+    if quantize != "auto":
+        argv += ["--quantize", quantize]
     if options.get("text_cleanup") is False:
         argv.append("--no-text-cleanup")
     if options.get("number_words") is False:

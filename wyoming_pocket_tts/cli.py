@@ -24,6 +24,8 @@ from .settings import (
 from .voices.catalog import VoiceKind, language_code, parse_voice_arg, voice_kind
 
 DEFAULT_URI = "tcp://0.0.0.0:10200"
+QUANTIZE_MODES = ("auto", "on", "off")
+_QUANTIZE: dict[str, bool | None] = {"auto": None, "on": True, "off": False}
 
 
 @dataclass(frozen=True)
@@ -181,7 +183,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="bring every voice to this integrated loudness, measured once per voice "
         "(default: %(default)s), or off to leave the samples as the model makes them",
     )
-    parser.add_argument("--quantize", action="store_true", help="int8-quantize the model")
+    parser.add_argument(
+        "--quantize",
+        nargs="?",
+        choices=QUANTIZE_MODES,
+        default="auto",
+        const="on",
+        help="int8 dynamic quantization: auto (default) measures both ways on this host at the "
+        "first start and keeps the faster; a bare --quantize means on",
+    )
     parser.add_argument(
         "--no-text-cleanup",
         action="store_true",
@@ -266,7 +276,7 @@ def _models(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[
             if prefixed:
                 code, value = prefixed.group(1), prefixed.group(2)
             model = ModelSettings(
-                language=None, config=_config(parser, value), quantize=args.quantize
+                language=None, config=_config(parser, value), quantize=_QUANTIZE[args.quantize]
             )
         else:
             known = builtin_languages()
@@ -274,7 +284,7 @@ def _models(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[
                 parser.error(
                     f"--language {value}: not a pocket-tts model (choose from {', '.join(known)})"
                 )
-            model = ModelSettings(language=value, quantize=args.quantize)
+            model = ModelSettings(language=value, quantize=_QUANTIZE[args.quantize])
         model = dataclasses.replace(model, code=code or language_code(model))
         if any(other.code == model.code for other in models):
             parser.error(

@@ -16,6 +16,7 @@ from wyoming.event import async_write_event
 
 from . import discovery
 from .cli import Settings
+from .engine.tuning import log_speed_verdict
 from .engine.worker import Engine
 from .handler import TtsEventHandler
 from .service import Service
@@ -85,6 +86,8 @@ class TtsServer:
             self.address,
             ", ".join(f"{spec.name} ({spec.language})" for spec in self.catalog.voices),
         )
+        if self.engine.tuning is not None:
+            log_speed_verdict(self.engine.tuning)
 
     async def stop(self, grace: float = 2.0) -> None:
         """Stop accepting, cancel generation, send every client its closing events, close."""

@@ -34,8 +34,10 @@ class ModelSettings:
     """A pocket-tts built-in model (`english`, `french_24l`, ...); None when `config` is set."""
     config: str | None = None
     """A pocket-tts YAML config: local path, https:// or hf:// URL."""
-    quantize: bool = False
-    """Dynamic int8 quantization of the transformer layers (faster, less memory)."""
+    quantize: bool | None = None
+    """Dynamic int8 quantization of the transformer layers (faster on most x86, less memory);
+    None: measure both ways on this host at the first start and keep the faster
+    (`engine.tuning`)."""
     code: str = "en"
     """Language code its voices are advertised with, and requests routed by (unique)."""
 

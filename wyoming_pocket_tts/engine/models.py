@@ -11,12 +11,7 @@ Used by the engine thread only, except `failure` (read on the loop for `describe
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
-import ctypes.util
-import gc
 import logging
-import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -26,6 +21,7 @@ from ..voices.catalog import LoadFailures
 from ..voices.cloning import report_voice_cloning
 from ..voices.states import VoiceStates
 from ..voices.store import VoiceStateStore, model_identity
+from .tuning import Tuning, load_tuned_model, release_freed_memory
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
@@ -44,6 +40,8 @@ class LoadedModel:
     settings: ModelSettings
     model: TTSModel
     voices: VoiceStates
+    tuning: Tuning
+    """How it was loaded (quantised or not, torch threads) and how fast it runs here."""
 
 
 class ModelPool:
@@ -56,6 +54,8 @@ class ModelPool:
         self._failures = failures
         self._loaded: OrderedDict[str, LoadedModel] = OrderedDict()
         self._failed: dict[str, str] = {}
+        self._threads = 0
+        """Torch threads set for the model used last."""
         self.loads = 0
         """Models loaded so far (reloads after an unload count again), for logs and tests."""
 
@@ -63,10 +63,9 @@ class ModelPool:
         """Codes of the models in memory, least recently used first."""
         return list(self._loaded)
 
-    def voice_states(self, code: str) -> VoiceStates | None:
-        """The voice-state cache of a loaded model (for its stats), without touching the LRU."""
-        loaded = self._loaded.get(code)
-        return loaded.voices if loaded is not None else None
+    def peek(self, code: str) -> LoadedModel | None:
+        """A loaded model (to read its stats), without loading it or touching the LRU."""
+        return self._loaded.get(code)
 
     def failure(self, code: str) -> str | None:
         """Why the model of `code` cannot be used, if it failed to load."""
@@ -77,6 +76,9 @@ class ModelPool:
         loaded = self._loaded.get(code)
         if loaded is not None:
             self._loaded.move_to_end(code)
+            if loaded.tuning.threads != self._threads:  # each model runs as it was tuned
+                torch_threads(loaded.tuning.threads)
+                self._threads = loaded.tuning.threads
             return loaded
         if code in self._failed:
             raise ModelUnavailable(self._failed[code])
@@ -93,29 +95,18 @@ class ModelPool:
         return loaded
 
     def _load(self, settings: ModelSettings) -> LoadedModel:
-        from pocket_tts import TTSModel  # takes seconds (torch)
-
-        started = time.monotonic()
-        if settings.config is not None:
-            model = TTSModel.load_model(config=settings.config, quantize=settings.quantize)
-        else:
-            model = TTSModel.load_model(language=settings.language, quantize=settings.quantize)
+        model, tuning = load_tuned_model(settings, self._engine.data_dir)
         self.loads += 1
-        _LOGGER.info(
-            "Loaded model %s (%s) in %.1f s",
-            settings.identity,
-            settings.code,
-            time.monotonic() - started,
-        )
         report_voice_cloning(model, self._failures, settings.code)
         voices = VoiceStates(
             model,
             self._engine.voice_cache_size,
-            self._open_store(settings),
+            self._open_store(tuning.settings),  # keyed by the quantisation actually used
             self._engine.loudness,
             settings.code,
         )
-        return LoadedModel(settings, model, voices)
+        self._threads = tuning.threads
+        return LoadedModel(settings, model, voices, tuning)
 
     def _open_store(self, settings: ModelSettings) -> VoiceStateStore | None:
         if self._engine.data_dir is None:
@@ -129,15 +120,11 @@ class ModelPool:
 
     def _unload(self, code: str) -> None:
         del self._loaded[code]
-        gc.collect()
-        _release_free_memory()
+        release_freed_memory()
         _LOGGER.info("Unloaded the %s model (at most %d stay loaded)", code, self._capacity)
 
 
-def _release_free_memory() -> None:
-    """Give freed heap pages back to the system (glibc keeps them otherwise); no-op elsewhere."""
-    name = ctypes.util.find_library("c")
-    if name is None:
-        return
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(name).malloc_trim(0)
+def torch_threads(count: int) -> None:
+    import torch
+
+    torch.set_num_threads(count)

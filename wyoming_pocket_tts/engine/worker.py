@@ -21,6 +21,7 @@ from ..voices.states import Voice, VoiceStates
 from .job import JobError, SynthesisJob
 from .models import ModelPool, ModelUnavailable
 from .scheduler import Scheduler
+from .tuning import Tuning, warm_up
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
@@ -42,9 +43,16 @@ class Engine:
         self._thread = threading.Thread(target=self._run, name="pocket-tts-engine", daemon=True)
 
     @property
+    def tuning(self) -> Tuning | None:
+        """How the default model was loaded and how fast it runs here, once `ready` resolves."""
+        loaded = self.models.peek(self.settings.model.code)
+        return loaded.tuning if loaded is not None else None
+
+    @property
     def voice_states(self) -> VoiceStates | None:
         """The default model's voice-state cache once loaded (read its stats, not its entries)."""
-        return self.models.voice_states(self.settings.model.code)
+        loaded = self.models.peek(self.settings.model.code)
+        return loaded.voices if loaded is not None else None
 
     def start(self) -> None:
         """Start the thread; it loads the model and the first voices, then serves requests."""
@@ -76,7 +84,8 @@ class Engine:
                 self.scheduler.done(job, rest)
 
     def _warm_up(self) -> None:
-        """Load the default model and its first voices (all models with `preload`)."""
+        """Load and warm up the default model and its first voices (all models with
+        `preload`)."""
         models = self.settings.models if self.settings.preload else self.settings.models[:1]
         for number, settings in enumerate(models[: self.settings.max_models]):
             try:
@@ -88,7 +97,9 @@ class Engine:
             voices = self._catalog.voices_of(settings.code)[: self.settings.voice_cache_size]
             for spec in voices:
                 try:
-                    loaded.voices.get(spec)
+                    voice = loaded.voices.get(spec)
+                    if spec == voices[0]:  # first-call costs paid before Ready, not by a request
+                        warm_up(loaded.model, voice.state)
                 except Exception as error:
                     if number == 0 and spec == voices[0]:
                         raise RuntimeError(

@@ -46,6 +46,8 @@ def model_identity(settings: ModelSettings) -> str:
     """A fingerprint of everything that shapes a voice state: config, local weights, code."""
     from pocket_tts.utils.config import CONFIGS_DIR
 
+    if settings.quantize is None:
+        raise ValueError("model_identity needs the resolved quantisation, not auto")
     digest = hashlib.sha256(f"pocket-tts {version('pocket-tts')} q={settings.quantize}".encode())
     config = settings.config or str(CONFIGS_DIR / f"{settings.language}.yaml")
     if config.startswith(("hf://", "http://", "https://")):
