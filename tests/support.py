@@ -44,6 +44,16 @@ LISTENING = re.compile(r"Listening on tcp://127\.0\.0\.1:(\d+)")
 """The server's log line with the port it bound (it is started on port 0)."""
 
 
+def fixed_quantization(args: Sequence[str]) -> list[str]:
+    """`args`, with `--quantize off` unless they choose: test servers do not tune for the host.
+
+    The default `--quantize auto` times the model both ways at every start with a fresh data
+    folder (seconds each) and may choose differently from one start to the next, so audio from
+    two servers could not be compared. tests/test_tuning.py tests `auto` itself.
+    """
+    return list(args) if "--quantize" in args else [*args, "--quantize", "off"]
+
+
 @contextlib.contextmanager
 def refusing_port() -> Iterator[int]:
     """A port on 127.0.0.1 that refuses connections: bound (so nothing else takes it), not
@@ -209,7 +219,7 @@ class ServerProcess:
             command = [sys.executable, "-m", entry]
         self._log = log_path.open("wb")
         self.process = subprocess.Popen(
-            [*command, "--uri", uri, *args],
+            [*command, "--uri", uri, *fixed_quantization(args)],
             stdout=self._log,
             stderr=subprocess.STDOUT,
             env=isolated_env(log_path.parent / f"{log_path.stem}-home", **(env or {})),
@@ -262,15 +272,13 @@ class ServerProcess:
 
 
 @contextlib.asynccontextmanager
-async def running_server(
-    args: Sequence[str], **server_settings: float
-) -> AsyncIterator[TtsServer]:
+async def running_server(args: Sequence[str], **server_settings: float) -> AsyncIterator[TtsServer]:
     """The real server in this process (to inspect its threads), on 127.0.0.1:<free port>.
 
     `server_settings` override `ServerSettings` fields that have no flag (the timeouts), so a
     test of a timeout can make it short.
     """
-    settings = parse_settings(["--uri", "tcp://127.0.0.1:0", *args])
+    settings = parse_settings(["--uri", "tcp://127.0.0.1:0", *fixed_quantization(args)])
     settings = dataclasses.replace(
         settings, server=dataclasses.replace(settings.server, **server_settings)
     )

@@ -79,7 +79,7 @@ def test_bench_quick_reports_all_figures(tmp_path: Path) -> None:
     assert "| prepare 5000 characters of announcements (nl)" in result.stdout
     loudness = figures["loudness"]
     assert len(loudness["before"]) == len(loudness["after"]) == 3
-    assert all(abs(level - loudness["target"]) <= 1.0 for level in loudness["after"])
+    assert all(abs(level - loudness["target"]) <= 1.0 for level in loudness["after"].values())
     assert len(loudness["calibration"]) == 3
     assert "| loudness of 3 voices" in result.stdout
 

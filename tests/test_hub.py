@@ -58,4 +58,4 @@ def test_missing_hub_files_fail_the_start_with_the_reason(tmp_path: Path) -> Non
         "requested files in the local cache. Please check your connection and try again or make "
         "sure your Internet connection is on."
     )
-    assert line.endswith(f"Cannot start: {reason}"), line
+    assert line.endswith(f"Cannot start: pocket-tts english_2m_2026-10 cannot be loaded: {reason}")

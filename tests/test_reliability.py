@@ -384,7 +384,10 @@ def test_model_that_cannot_load_exits_1(voices: dict[str, Path], tmp_path: Path)
     config.write_text("flow_lm: {dtype: float32}\n")
     with ServerProcess(["--model-config", str(config)], tmp_path / "log") as server:
         assert server.process.wait(timeout=120) == 1
-        assert "Cannot start: 4 validation errors for Config\n" in server.log
+        assert (
+            f"Cannot start: {config} cannot be loaded: 4 validation errors for Config\n"
+            in server.log
+        )
         for field in ("flow_lm.flow", "flow_lm.transformer", "flow_lm.lookup_table", "mimi"):
             assert f"\n{field}\n  Field required [type=missing" in server.log, field
         assert "Traceback" not in server.log

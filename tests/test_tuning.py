@@ -139,6 +139,7 @@ def test_server_measures_once_then_starts_from_the_saved_decision(
     """The real server, started twice on one data folder; the voice state saved by the first
     start (keyed by the quantisation chosen) is found by the second."""
     args = model_args(tiny_model, {"a": voices["a"]}, "--debug", "--data-dir", str(tmp_path))
+    args += ["--quantize", "auto"]  # test servers default to off (tests/support.py)
     with ServerProcess(args, tmp_path / "1.log") as first:
         first.wait_for_log("Speed here")
         assert "Tuned for this host" in first.log and "Timing int8 x1" in first.log

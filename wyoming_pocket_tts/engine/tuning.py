@@ -218,13 +218,14 @@ def warm_up(model: TTSModel, state: dict) -> None:
     processes each way), this one-chunk run before `Ready` takes that away (about 7 ms left).
     """
     stop = threading.Event()
-    stream = model.generate_audio_stream(state, TEXT, stop=stop)
-    try:
-        next(stream, None)
-    finally:
-        stop.set()
-        for _ in stream:
-            pass
+    with _random_state_kept():
+        stream = model.generate_audio_stream(state, TEXT, stop=stop)
+        try:
+            next(stream, None)
+        finally:
+            stop.set()
+            for _ in stream:
+                pass
 
 
 def time_generation(model: TTSModel, frames: int, text: str = TEXT) -> Speed:
@@ -235,21 +236,22 @@ def time_generation(model: TTSModel, frames: int, text: str = TEXT) -> Speed:
     stop = threading.Event()
     first_at: float | None = None
     first_samples = samples = 0
-    started = time.perf_counter()
-    stream = model.generate_audio_stream(state, text, stop=stop, copy_state=False)
-    try:
-        for audio in stream:
-            if first_at is None:
-                first_at = time.perf_counter()
-                first_samples = audio.shape[-1]
-            samples += audio.shape[-1]
-            if samples >= frames * _SAMPLES_PER_FRAME:
-                break
-        ended = time.perf_counter()
-    finally:
-        stop.set()
-        for _ in stream:  # let pocket-tts's two threads finish before anything else runs
-            pass
+    with _random_state_kept():
+        started = time.perf_counter()
+        stream = model.generate_audio_stream(state, text, stop=stop, copy_state=False)
+        try:
+            for audio in stream:
+                if first_at is None:
+                    first_at = time.perf_counter()
+                    first_samples = audio.shape[-1]
+                samples += audio.shape[-1]
+                if samples >= frames * _SAMPLES_PER_FRAME:
+                    break
+            ended = time.perf_counter()
+        finally:
+            stop.set()
+            for _ in stream:  # let pocket-tts's two threads finish before anything else runs
+                pass
     if first_at is None:
         raise RuntimeError("the model generated no audio")
     steady = (samples - first_samples) / model.sample_rate
@@ -331,6 +333,19 @@ def release_freed_memory() -> None:
         libc.malloc_trim(0)
     except (OSError, AttributeError):  # not glibc: nothing to do
         pass
+
+
+@contextmanager
+def _random_state_kept() -> Iterator[None]:
+    """Put torch's random generator back as it was: a generation cut short samples a number of
+    frames that varies from run to run, and must not change what later requests sample."""
+    import torch
+
+    state = torch.get_rng_state()
+    try:
+        yield
+    finally:
+        torch.set_rng_state(state)
 
 
 @contextmanager
