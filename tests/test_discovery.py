@@ -7,6 +7,7 @@ record over real mDNS (with a unique name, on 127.0.0.1) to see it announced and
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import socket
@@ -172,7 +173,8 @@ class FakeSupervisor(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
-        self.wfile.write(payload)
+        with contextlib.suppress(BrokenPipeError):  # the client may have given up waiting
+            self.wfile.write(payload)
 
     def log_message(self, *args: Any) -> None:
         pass

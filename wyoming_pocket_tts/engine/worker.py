@@ -19,7 +19,7 @@ from ..settings import EngineSettings
 from ..voices.catalog import VoiceCatalog
 from ..voices.states import Voice, VoiceStates
 from .job import JobError, SynthesisJob
-from .models import ModelPool, ModelUnavailable
+from .models import LoadedModel, ModelPool, ModelUnavailable
 from .scheduler import Scheduler
 from .tuning import Tuning, warm_up
 
@@ -117,11 +117,7 @@ class Engine:
                 job.emit(JobError("model-unavailable", str(error)))
                 job.stop.set()
                 return []
-            try:
-                voice = loaded.voices.get(job.voice)
-            except Exception as error:
-                self._failures.record(job.voice, str(error))
-                raise
+            voice = self._voice(loaded, job)
             chunks = [text] if isinstance(text, _Chunk) else _chunks(loaded.model, text)
             first, *rest = chunks or [""]
             if first:
@@ -132,6 +128,23 @@ class Engine:
             job.emit(JobError("synthesis-failed", f"Synthesis failed: {error}"))
             job.stop.set()
             return []
+
+    def _voice(self, loaded: LoadedModel, job: SynthesisJob) -> Voice:
+        """The job's voice; one that fails to load is remembered as failed (not offered until
+        its file changes) and the language's default voice speaks instead, so the request is
+        still heard."""
+        try:
+            return loaded.voices.get(job.voice)
+        except Exception as error:
+            self._failures.record(job.voice, str(error))
+            fallback = self._catalog.default_for(job.voice.language)
+            if fallback == job.voice:
+                raise
+            _LOGGER.warning(
+                "Voice %s cannot load (%s): using %s", job.voice.name, error, fallback.name
+            )
+            job.voice = fallback
+            return loaded.voices.get(fallback)
 
     def _speak(self, model: TTSModel, voice: Voice, text: str, job: SynthesisJob) -> None:
         """Generate `text`, emitting audio as pocket-tts decodes it."""
