@@ -173,7 +173,10 @@ def run(size: str, runs: int, root: Path) -> dict[str, Any]:
     results: dict[str, Any] = {"size": size, "runs": runs}
     results["prompt_seconds"] = seconds
     library = Library(model.config_path)
-    auto = Server([*base, "--data-dir", str(root / "data-auto")], root / "auto.log")
+    # Named, not left out: the tests' ServerProcess runs --quantize off unless told otherwise.
+    auto = Server(
+        [*base, "--data-dir", str(root / "data-auto"), "--quantize", "auto"], root / "auto.log"
+    )
     results["defaults"] = library_vs_server(library, auto, prompts[0], runs)
     results["defaults"]["server_quantize"] = auto.chosen_quantization()
     results["defaults"]["startup_seconds"] = auto.startup
