@@ -2,6 +2,21 @@
 
 from .tables import Abbreviation, Currency, Language, Noun, TimeWords
 
+_MONTHS = (
+    "januari",
+    "februari",
+    "maart",
+    "april",
+    "mei",
+    "juni",
+    "juli",
+    "augustus",
+    "september",
+    "oktober",
+    "november",
+    "december",
+)
+
 A = Abbreviation
 
 
@@ -92,20 +107,7 @@ LANGUAGE = Language(
         "CHF": Currency(_same("Zwitserse frank"), _same("centime")),
     },
     money_both="{major} {cents}",
-    months=(
-        "januari",
-        "februari",
-        "maart",
-        "april",
-        "mei",
-        "juni",
-        "juli",
-        "augustus",
-        "september",
-        "oktober",
-        "november",
-        "december",
-    ),
+    months=_MONTHS,
     date="{day} {month} {year}",
     date_no_year="{day} {month}",
     day_month="{day} {month}",
@@ -133,18 +135,7 @@ LANGUAGE = Language(
             "voor",
             "na",
             "rond",
-            "januari",
-            "februari",
-            "maart",
-            "april",
-            "mei",
-            "juni",
-            "juli",
-            "augustus",
-            "september",
-            "oktober",
-            "november",
-            "december",
+            *_MONTHS,  # "maart 2026": a year after a month
         }
     ),
     fractions={2: Noun("half", "halve", "n"), 4: Noun("kwart", "kwart", "n")},
