@@ -24,7 +24,7 @@ from wyoming.client import AsyncTcpClient
 from wyoming.event import Event, async_read_event
 from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop
 
-from wyoming_pocket_tts.handler import MAX_PENDING_REQUESTS
+from wyoming_pocket_tts.protocol.replies import MAX_PENDING_REQUESTS
 
 from .conftest import model_args
 from .model_factory import TinyModel, write_voice_wav

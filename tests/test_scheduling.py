@@ -19,7 +19,7 @@ from wyoming.client import AsyncTcpClient
 from wyoming.event import Event, async_read_event
 from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop
 
-from wyoming_pocket_tts.handler import MAX_PENDING_REQUESTS
+from wyoming_pocket_tts.protocol.replies import MAX_PENDING_REQUESTS
 from wyoming_pocket_tts.server import TtsServer
 
 from .conftest import model_args
@@ -362,25 +362,29 @@ def test_a_stray_synthesize_stop_is_answered_after_earlier_audio(
     assert [e.code for e in reply.errors] == ["no-stream"]
 
 
-def test_one_connection_cannot_take_the_whole_queue(
+def test_a_connections_pipelined_requests_take_one_place_in_line(
     endless_model: TinyModel, voices: dict[str, Path]
 ) -> None:
-    async def scenario() -> tuple[list[Reply], Reply]:
-        async with running_server(model_args(endless_model, voices, "--max-queue", "4")) as server:
+    """Only a connection's first request competes for the engine; the rest wait, admitted, in
+    order: six pipelined requests are all served, and with `--max-queue 2` another client still
+    gets the second place."""
+
+    async def scenario() -> tuple[list[Reply], Reply, int]:
+        async with running_server(model_args(endless_model, voices, "--max-queue", "2")) as server:
             port = server.port or 0
             async with AsyncTcpClient("127.0.0.1", port) as greedy:
                 await greedy.write_event(Synthesize(text=LONG_TEXT).event())
-                first = await read_until(greedy, "audio-chunk")  # running: not waiting
+                first = await read_until(greedy, "audio-chunk")
                 for _ in range(5):
                     await greedy.write_event(Synthesize(text="A short one.").event())
+                await wait_until(lambda: server.connections[0].pending_requests == 6, "6 requests")
+                in_line = server.engine.scheduler.in_care
                 other = await synthesize_once(port, "May I speak too?")
                 replies = [await read_until(greedy, AUDIO_STOP, first)]
                 replies += [await read_until(greedy, AUDIO_STOP) for _ in range(5)]
-            return replies, other
+            return replies, other, in_line
 
-    replies, other = asyncio.run(scenario())
+    replies, other, in_line = asyncio.run(scenario())
+    assert in_line == 1  # six requests, one place
     assert not other.errors and len(other.audio) > 0
-    busy = [r for r in replies if [e.code for e in r.errors] == ["busy"]]
-    served = [r for r in replies if not r.errors]
-    # One may run and half the queue (2) may wait; the rest is refused, so others fit in.
-    assert len(served) == 3 and len(busy) == 3
+    assert all(not reply.errors and len(reply.audio) > 0 for reply in replies)

@@ -166,7 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=_positive_int,
         default=8,
         metavar="N",
-        help="requests that may wait for the model before new ones get 'busy'",
+        help="connections whose requests the engine may hold at once before new ones get 'busy'",
     )
     parser.add_argument(
         "--max-connections",

@@ -14,11 +14,11 @@ from urllib.parse import urlparse
 from wyoming.error import Error
 from wyoming.event import async_write_event
 
-from . import discovery
+from . import discovery, errors
 from .cli import Settings
 from .engine.tuning import log_speed_verdict
 from .engine.worker import Engine
-from .handler import TtsEventHandler
+from .protocol.handler import TtsEventHandler
 from .service import Service
 from .voices.catalog import VoiceCatalog, with_default_voices
 
@@ -93,13 +93,14 @@ class TtsServer:
         """Stop accepting, cancel generation, send every client its closing events, close."""
         if self._server is not None:
             self._server.close()
-        await asyncio.get_running_loop().run_in_executor(None, self.engine.shutdown)
+        self.engine.scheduler.stop()
         handlers = dict(self._handlers)
         await asyncio.gather(*(h.close_gracefully(grace) for h in handlers.values()))
         if handlers:
             _, pending = await asyncio.wait(handlers, timeout=grace)
             for task in pending:
                 task.cancel()
+        await asyncio.get_running_loop().run_in_executor(None, self.engine.shutdown)
 
     async def _connected(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         if len(self._handlers) >= self.settings.server.max_connections:
@@ -117,7 +118,7 @@ class TtsServer:
 
 
 async def _refuse(writer: asyncio.StreamWriter) -> None:
-    error = Error(text="Too many open connections", code="too-many-connections")
+    error = Error(text="Too many open connections", code=errors.TOO_MANY_CONNECTIONS)
     with contextlib.suppress(ConnectionError, OSError, asyncio.TimeoutError):
         await asyncio.wait_for(async_write_event(error.event(), writer), timeout=1.0)
     writer.close()

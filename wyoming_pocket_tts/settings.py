@@ -68,7 +68,8 @@ class EngineSettings:
     voice_cache_size: int = 2
     """How many encoded voice states each model keeps in memory (least recently used is evicted)."""
     max_queue: int = 8
-    """Requests that may wait for the engine; more are answered with `busy`."""
+    """Connections whose requests may be in the engine's care at once (pipelined requests of one
+    connection take one place); more are answered with `busy`."""
     data_dir: Path | None = None
     """Where voice states are persisted; None keeps nothing on disk."""
     loudness: LoudnessSettings | None = field(default_factory=LoudnessSettings)

@@ -1,17 +1,24 @@
-"""Which piece of speech the engine thread generates next.
+"""Which piece of speech the engine thread generates next: earliest run-out first.
 
-The unit of work is a piece of text that is ready to speak: a sentence of a stream, or a
-Pocket-TTS chunk of a longer text. Pieces from all requests are served in the order they became
-ready, so an announcement that arrives during a long LLM reply waits for the piece being generated,
-not for the whole reply; a stream whose next sentence has not arrived holds nothing. Within a
-request, order is kept.
+The unit of work is a piece of text ready to speak: a sentence of a stream, or a bounded chunk of
+a longer text. After each piece the engine serves the ready request whose listener will run out of
+audio soonest: when the audio already made for it ends, played from its first chunk on. A request
+with no audio yet has run out since its text became ready, and among those the oldest goes
+first. So a fast engine builds a lead on a long reply and an announcement goes next, while a slow
+engine keeps every listener playing as long as it can. Within a request, order is kept.
 
-Bounds: at most `max_waiting` requests wait with ready text (`per_connection` of them from one
-connection), so no client can take the whole queue; a connection whose unread audio is over
-`max_buffered` bytes gets no new piece until it reads. A cancelled request leaves at once.
+Switches are costly: a piece whose model is not loaded, or whose voice state is not cached, is
+*cold*. A warm piece goes before a cold one unless the cold one has run out for more than
+`switch_after` seconds and the engine has stayed with its current model and voice for at least as
+long as the last switch took; so two languages sharing one model slot alternate in turns that
+pay for their loads, not sentence by sentence.
 
-The loop calls `admit`, `add_text`, `close` and `cancel`; the engine thread calls `next` and
-`done`. Every job ends with exactly one `None` on its output, sent by whichever side ends it.
+Bounds, counted at every moment: at most `max_queue` listeners have a request in the engine's
+care (each listener's later requests wait in its line, in order, and do not compete); a listener
+holding more than `max_buffered` bytes of unread audio gets no piece until it reads.
+
+The loop calls `admit`, `add_text`, `close`, `cancel`, `fail`, `abandon` and `stop`; the engine
+thread calls `next`, `fail` and `done`. Every request's output ends exactly once, in `_finish`.
 """
 
 from __future__ import annotations
@@ -19,19 +26,30 @@ from __future__ import annotations
 import itertools
 import logging
 import threading
+import time
+from collections import deque
+from collections.abc import Callable
 
-from .job import JobError, Outbox, SynthesisJob
+from ..errors import BUSY, SHUTDOWN, JobError
+from .request import Listener, SpeechRequest
 
 _LOGGER = logging.getLogger(__name__)
 
 MAX_BUFFERED_BYTES = 2 * 1024 * 1024
-"""Unread audio a connection may hold before its speech pauses: about 44 s at 24 kHz 16-bit."""
+"""Unread audio a listener may hold before its speech pauses: about 44 s at 24 kHz 16-bit."""
 
-SHUTDOWN = JobError("shutdown", "The server is shutting down")
+SWITCH_AFTER = 1.5
+"""Seconds a cold piece may be out of audio while warm pieces go first (see the module doc)."""
+
+SHUTTING_DOWN = JobError(SHUTDOWN, "The server is shutting down")
 
 
 class EngineBusy(Exception):
-    """Too many requests are already waiting for the engine."""
+    """The request cannot be taken; `error` says why (`busy`, or `shutdown`)."""
+
+    def __init__(self, error: JobError) -> None:
+        super().__init__(error.text)
+        self.error = error
 
 
 class Scheduler:
@@ -39,122 +57,178 @@ class Scheduler:
 
     def __init__(
         self,
-        max_waiting: int,
-        per_connection: int | None = None,
+        max_queue: int,
         max_buffered: int = MAX_BUFFERED_BYTES,
+        switch_after: float = SWITCH_AFTER,
     ) -> None:
-        self.max_waiting = max_waiting
-        self.per_connection = per_connection or max(1, max_waiting // 2)
+        self.max_queue = max_queue
         self.max_buffered = max_buffered
+        self.switch_after = switch_after
         self._cond = threading.Condition()
-        self._ready: list[SynthesisJob] = []
-        """Jobs with text to speak that the engine is not speaking now."""
-        self._admitted: set[SynthesisJob] = set()
+        self._lines: dict[Listener, deque[SpeechRequest]] = {}
+        """Each listener's unfinished requests in order; only the first competes."""
         self._sequence = itertools.count()
         self._stopping = False
+        self._stayed_since = 0.0
+        """When the engine last switched to a cold piece."""
+        self._switch_took = 0.0
+        """How long that cold piece took (its load or encode included)."""
+        self._running_cold = False
+        self._running_since = 0.0
+
+    @property
+    def in_care(self) -> int:
+        """Listeners with a request admitted and not finished (bounded by `max_queue`)."""
+        with self._cond:
+            return len(self._lines)
 
     # Loop side.
 
-    def admit(self, job: SynthesisJob) -> None:
-        """Let `job` queue for the engine, or raise `EngineBusy`; before its first text."""
+    def admit(self, request: SpeechRequest) -> None:
+        """Take `request` into its listener's line, or raise `EngineBusy`."""
         with self._cond:
             if self._stopping:
-                raise EngineBusy("the server is shutting down")
-            waiting = len(self._ready)
-            if waiting >= self.max_waiting:
-                raise EngineBusy(f"{waiting} requests are already waiting")
-            mine = sum(1 for other in self._ready if other.outbox is job.outbox)
-            if mine >= self.per_connection:
-                raise EngineBusy(f"this connection has {mine} requests waiting")
-            job.admitted = True
-            self._admitted.add(job)
+                raise EngineBusy(SHUTTING_DOWN)
+            line = self._lines.get(request.listener)
+            if line is None:
+                if len(self._lines) >= self.max_queue:
+                    raise EngineBusy(
+                        JobError(BUSY, f"Server busy: {len(self._lines)} requests are in line")
+                    )
+                line = self._lines[request.listener] = deque()
+            request.sequence = next(self._sequence)
+            line.append(request)
 
-    def add_text(self, job: SynthesisJob, text: str) -> None:
-        """Queue `text` to be spoken after the job's earlier text."""
+    def add_text(self, request: SpeechRequest, text: str) -> None:
+        """Queue `text` to be spoken after the request's earlier text."""
         with self._cond:
-            if job.finished or job.stop.is_set():
+            if request.finished or request.stop.is_set():
                 return
-            job.pending.append((next(self._sequence), text))
-            if not job.running and job not in self._ready:
-                self._ready.append(job)
-                self._cond.notify()
+            if not request.pending:
+                request.ready_since = time.monotonic()
+            request.pending.append(text)
+            self._cond.notify()
 
-    def close(self, job: SynthesisJob) -> None:
-        """No more text will come; the job ends once what it has is spoken."""
+    def close(self, request: SpeechRequest) -> None:
+        """No more text will come; the request ends once what it has is spoken."""
         with self._cond:
-            job.closed = True
-            if not job.running and not job.pending:
-                self._finish(job)
+            request.closed = True
+            if not request.running and not request.pending:
+                self._finish(request)
 
-    def cancel(self, job: SynthesisJob, error: JobError | None = None) -> None:
-        """Stop now (nobody listens, or the request failed): drop its text and its place."""
+    def cancel(self, request: SpeechRequest, error: JobError | None = None) -> None:
+        """Stop now (nobody listens, or it failed on the loop): drop its text and its place."""
         with self._cond:
-            job.stop.set()
-            job.pending.clear()
-            if job in self._ready:
-                self._ready.remove(job)
-            if not job.running:
-                self._finish(job, error)
+            if error is not None:
+                request.add_error(error)
+            self._cut(request)
+
+    def fail(self, request: SpeechRequest, error: JobError) -> None:
+        """The request cannot go on (any thread): report `error` after what was spoken."""
+        self.cancel(request, error)
+
+    def abandon(self, request: SpeechRequest) -> None:
+        """Shutdown, and the engine is stuck (a load or an encode): end the output from here;
+        the engine finds it finished when it comes back."""
+        with self._cond:
+            request.add_error(SHUTTING_DOWN)
+            self._cut(request)
+            self._finish(request)
 
     def wake(self) -> None:
-        """A connection read some of its audio: paused work may go on."""
+        """A listener read some of its audio: paused work may go on."""
         with self._cond:
             self._cond.notify()
 
     def stop(self) -> None:
-        """Shutdown: end every job with an error; `next` returns None from now on."""
+        """Shutdown: cut every request with `shutdown`; `next` returns None from now on."""
         with self._cond:
             self._stopping = True
-            for job in list(self._admitted):
-                job.stop.set()
-                job.pending.clear()
-                if not job.running:
-                    self._finish(job, SHUTDOWN)
-            self._ready.clear()
+            for line in list(self._lines.values()):
+                for request in list(line):
+                    request.add_error(SHUTTING_DOWN)
+                    self._cut(request)
             self._cond.notify_all()
 
     # Engine side.
 
-    def next(self) -> tuple[SynthesisJob, str] | None:
-        """Block until a piece is ready; take the oldest one whose connection is reading."""
+    def next(self, is_warm: Callable[[SpeechRequest], bool]) -> tuple[SpeechRequest, str] | None:
+        """Block until a piece is ready and take the one to speak now (see the module doc)."""
         with self._cond:
-            while True:
-                if self._stopping:
-                    return None
-                eligible = [job for job in self._ready if not self._paused(job.outbox)]
-                if eligible:
-                    job = min(eligible, key=lambda job: job.ready_since)
-                    self._ready.remove(job)
-                    job.running = True
-                    job.current, text = job.pending.popleft()
-                    return job, text
+            while not self._stopping:
+                ready = [
+                    line[0]
+                    for listener, line in self._lines.items()
+                    if line[0].pending and not line[0].running and not self._paused(listener)
+                ]
+                if ready:
+                    request, cold = self._choose(ready, is_warm)
+                    request.running = True
+                    self._running_cold = cold
+                    self._running_since = time.monotonic()
+                    return request, request.pending.popleft()
                 self._cond.wait()
+            return None
 
-    def done(self, job: SynthesisJob, rest: list[str] | None = None) -> None:
-        """The engine spoke a piece of `job`; `rest` goes back first, as ready as the piece was."""
+    def done(self, request: SpeechRequest, rest: list[str] | None = None) -> None:
+        """The engine spoke a piece of `request`; `rest` of its text goes back first."""
         with self._cond:
-            job.running = False
-            if self._stopping:
-                self._finish(job, SHUTDOWN)
-                return
-            if job.stop.is_set():
-                self._finish(job)
+            request.running = False
+            if self._running_cold:
+                self._stayed_since = time.monotonic()
+                self._switch_took = self._stayed_since - self._running_since
+            if request.stop.is_set():
+                self._finish(request)
                 return
             if rest:
-                job.pending.extendleft((job.current, text) for text in reversed(rest))
-            if job.pending:
-                self._ready.append(job)
-            elif job.closed:
-                self._finish(job)
+                request.pending.extendleft(reversed(rest))
+            if not request.pending and request.closed:
+                self._finish(request)
+            else:
+                self._cond.notify()
 
-    def _paused(self, outbox: Outbox) -> bool:
-        return outbox.bytes >= self.max_buffered
+    # Rules.
 
-    def _finish(self, job: SynthesisJob, error: JobError | None = None) -> None:
-        if job.finished:
+    def _choose(
+        self, ready: list[SpeechRequest], is_warm: Callable[[SpeechRequest], bool]
+    ) -> tuple[SpeechRequest, bool]:
+        """Earliest run-out first, a warm piece before a cold one while switching may wait."""
+
+        def urgency(request: SpeechRequest) -> tuple[float, int]:
+            return request.runs_out_at, request.sequence
+
+        first = min(ready, key=urgency)
+        if is_warm(first):
+            return first, False
+        warm = [request for request in ready if is_warm(request)]
+        if not warm or self._must_switch(first):
+            return first, True
+        return min(warm, key=urgency), False
+
+    def _must_switch(self, cold: SpeechRequest) -> bool:
+        now = time.monotonic()
+        starved = now - cold.runs_out_at
+        stayed = now - self._stayed_since
+        return starved > self.switch_after and stayed >= max(self.switch_after, self._switch_took)
+
+    def _paused(self, listener: Listener) -> bool:
+        return listener.unread >= self.max_buffered
+
+    def _cut(self, request: SpeechRequest) -> None:
+        request.stop.set()
+        request.pending.clear()
+        if not request.running:
+            self._finish(request)
+
+    def _finish(self, request: SpeechRequest) -> None:
+        if request.finished:
             return
-        job.finished = True
-        self._admitted.discard(job)
-        if error is not None:
-            job.emit(error)
-        job.emit(None)
+        request.finished = True
+        line = self._lines.get(request.listener)
+        if line is not None:
+            if request in line:
+                line.remove(request)
+            if not line:
+                del self._lines[request.listener]
+        self._cond.notify()
+        request.end()

@@ -3,7 +3,9 @@
 Loading models, encoding voices and generating audio all happen on this thread, so the asyncio
 loop stays free to answer `describe` and stream audio while a long synthesis runs. What it speaks
 next is the `Scheduler`'s choice, one piece of text at a time; a piece for a language whose model
-is not loaded yet loads it first, in turn.
+is not loaded yet loads it first, in turn. No piece is longer than `MAX_PIECE_TOKENS`: text
+that pocket-tts cannot cut at punctuation is cut between words, so one piece never holds the
+engine, or a listener's unread-audio bound, for more than a few seconds.
 """
 
 from __future__ import annotations
@@ -15,18 +17,24 @@ import time
 from typing import TYPE_CHECKING
 
 from ..audio.pcm import to_pcm16
+from ..errors import MODEL_UNAVAILABLE, SYNTHESIS_FAILED, JobError
 from ..settings import EngineSettings
 from ..voices.catalog import VoiceCatalog
 from ..voices.states import Voice, VoiceStates
-from .job import JobError, SynthesisJob
 from .models import LoadedModel, ModelPool, ModelUnavailable
+from .request import SpeechRequest
 from .scheduler import Scheduler
 from .tuning import Tuning, warm_up
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
+    from pocket_tts.modules.text_conditioner import Tokenizer
 
 _LOGGER = logging.getLogger(__name__)
+
+MAX_PIECE_TOKENS = 50
+"""Longest piece the engine speaks at once: pocket-tts's own chunk size (`MAX_TOKEN_PER_CHUNK`),
+a sentence or about 4 s of speech."""
 
 
 class Engine:
@@ -75,13 +83,21 @@ class Engine:
             self.ready.set_exception(error)
             return
         self.ready.set_result(None)
-        while (work := self.scheduler.next()) is not None:
-            job, text = work
+        while (work := self.scheduler.next(self._is_warm)) is not None:
+            request, text = work
             rest: list[str] = []
             try:
-                rest = self._serve(job, text)
+                rest = self._serve(request, text)
             finally:
-                self.scheduler.done(job, rest)
+                self.scheduler.done(request, rest)
+
+    def _is_warm(self, request: SpeechRequest) -> bool:
+        """Its model is loaded (or known to fail) and its voice state cached: no switch cost."""
+        code = request.voice.language
+        if self.models.failure(code) is not None:
+            return True
+        loaded = self.models.peek(code)
+        return loaded is not None and loaded.voices.cached(request.voice)
 
     def _warm_up(self) -> None:
         """Load and warm up the default model and its first voices (all models with
@@ -108,62 +124,60 @@ class Engine:
                     _LOGGER.error("Voice %s cannot be loaded: %s", spec.name, error)
                     self._failures.record(spec, str(error))
 
-    def _serve(self, job: SynthesisJob, text: str) -> list[str]:
-        """Speak the first Pocket-TTS chunk of `text`; return the chunks left for later."""
+    def _serve(self, request: SpeechRequest, text: str) -> list[str]:
+        """Speak the first bounded chunk of `text`; return the chunks left for later."""
         try:
             try:
-                loaded = self.models.get(job.voice.language)
+                loaded = self.models.get(request.voice.language)
             except ModelUnavailable as error:
-                job.emit(JobError("model-unavailable", str(error)))
-                job.stop.set()
+                self.scheduler.fail(request, JobError(MODEL_UNAVAILABLE, str(error)))
                 return []
-            voice = self._voice(loaded, job)
+            voice = self._voice(loaded, request)
             chunks = [text] if isinstance(text, _Chunk) else _chunks(loaded.model, text)
             first, *rest = chunks or [""]
             if first:
-                self._speak(loaded.model, voice, first, job)
+                self._speak(loaded.model, voice, first, request)
             return [_Chunk(chunk) for chunk in rest]
         except Exception as error:
             _LOGGER.exception("Synthesis failed")
-            job.emit(JobError("synthesis-failed", f"Synthesis failed: {error}"))
-            job.stop.set()
+            self.scheduler.fail(request, JobError(SYNTHESIS_FAILED, f"Synthesis failed: {error}"))
             return []
 
-    def _voice(self, loaded: LoadedModel, job: SynthesisJob) -> Voice:
-        """The job's voice; one that fails to load is remembered as failed (not offered until
-        its file changes) and the language's default voice speaks instead, so the request is
-        still heard."""
+    def _voice(self, loaded: LoadedModel, request: SpeechRequest) -> Voice:
+        """The request's voice; one that fails to load is remembered as failed (not offered
+        until its file changes) and the language's default voice speaks instead, so the request
+        is still heard."""
         try:
-            return loaded.voices.get(job.voice)
+            return loaded.voices.get(request.voice)
         except Exception as error:
-            self._failures.record(job.voice, str(error))
-            fallback = self._catalog.default_for(job.voice.language)
-            if fallback == job.voice:
+            self._failures.record(request.voice, str(error))
+            fallback = self._catalog.default_for(request.voice.language)
+            if fallback == request.voice:
                 raise
             _LOGGER.warning(
-                "Voice %s cannot load (%s): using %s", job.voice.name, error, fallback.name
+                "Voice %s cannot load (%s): using %s", request.voice.name, error, fallback.name
             )
-            job.voice = fallback
+            request.voice = fallback
             return loaded.voices.get(fallback)
 
-    def _speak(self, model: TTSModel, voice: Voice, text: str, job: SynthesisJob) -> None:
+    def _speak(self, model: TTSModel, voice: Voice, text: str, request: SpeechRequest) -> None:
         """Generate `text`, emitting audio as pocket-tts decodes it."""
         started = time.monotonic()
         chunks = samples = 0
-        stream = model.generate_audio_stream(voice.state, text, stop=job.stop)
+        stream = model.generate_audio_stream(voice.state, text, stop=request.stop)
         try:
             for audio in stream:
-                if job.stop.is_set():
+                if request.stop.is_set():
                     break
-                job.emit(to_pcm16(audio, voice.gain))
+                request.emit(to_pcm16(audio, voice.gain))
                 chunks += 1
                 samples += audio.shape[-1]
         except BaseException:
-            job.stop.set()
+            request.stop.set()
             raise
         finally:
             # pocket-tts generates on two threads of its own, and only `stop` ends them early:
-            # drain the stream so that both have finished before the next job starts.
+            # drain the stream so that both have finished before the next piece starts.
             for _ in stream:
                 pass
         _LOGGER.debug(
@@ -180,15 +194,16 @@ class _Chunk(str):
 
 
 def _chunks(model: TTSModel, text: str) -> list[str]:
-    """`text` cut the way `generate_audio_stream` cuts it: sentences of at most 50 tokens."""
-    from pocket_tts.default_parameters import MAX_TOKEN_PER_CHUNK
+    """`text` cut the way `generate_audio_stream` cuts it (sentences of at most 50 tokens), and
+    any longer piece (no punctuation to cut at) cut again between words."""
     from pocket_tts.models.text_chunking import split_into_best_sentences
 
+    tokenizer = model.flow_lm.conditioner.tokenizer
     try:
-        return split_into_best_sentences(
-            model.flow_lm.conditioner.tokenizer,
+        chunks = split_into_best_sentences(
+            tokenizer,
             text,
-            MAX_TOKEN_PER_CHUNK,
+            MAX_PIECE_TOKENS,
             model.pad_with_spaces_for_short_inputs,
             remove_semicolons=model.remove_semicolons,
             append_terminal_punctuation=model.append_terminal_punctuation,
@@ -197,3 +212,29 @@ def _chunks(model: TTSModel, text: str) -> list[str]:
         )
     except ValueError:  # nothing left to say once pocket-tts has prepared it
         return []
+    return [piece for chunk in chunks for piece in _between_words(tokenizer, chunk)]
+
+
+def _between_words(tokenizer: Tokenizer, text: str) -> list[str]:
+    """`text` in runs of whole words of at most `MAX_PIECE_TOKENS` tokens each (one word
+    longer than that stays whole)."""
+
+    def size(words: list[str]) -> int:
+        return int(tokenizer(" ".join(words))[0].numel())
+
+    if size([text]) <= MAX_PIECE_TOKENS:
+        return [text]
+    pieces: list[str] = []
+    words = text.split()
+    while words:
+        # The longest run of words that fits, by bisection on the word count.
+        low, high = 1, len(words)
+        while low < high:
+            middle = (low + high + 1) // 2
+            if size(words[:middle]) <= MAX_PIECE_TOKENS:
+                low = middle
+            else:
+                high = middle - 1
+        pieces.append(" ".join(words[:low]))
+        words = words[low:]
+    return pieces

@@ -142,6 +142,13 @@ class VoiceStates:
             return VoiceKey(str(path), TRUNCATE_PROMPTS, self._fingerprints(path))
         return VoiceKey(spec.source, TRUNCATE_PROMPTS)
 
+    def cached(self, spec: VoiceSpec) -> bool:
+        """Its state is in memory as its source is now (using it costs no encode or load)."""
+        try:
+            return self.key_for(spec) in self.cache
+        except OSError:
+            return False
+
     def get(self, spec: VoiceSpec) -> Voice:
         """The voice for `spec`, encoding (and measuring) it on a cache miss."""
         key = self.key_for(spec)

@@ -1,0 +1,327 @@
+"""Earliest run-out first: the engine serves next the listener who runs out of audio soonest.
+
+Each test drives the real server in this process (to read its scheduler and model pool) over
+real TCP with the endless tiny model, whose audio length follows the text. Waits are compared as
+ratios on one server, never against wall-clock constants: "about one piece" is the time the same
+server takes to speak one sentence of the reply alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from wyoming.client import AsyncTcpClient
+from wyoming.tts import (
+    Synthesize,
+    SynthesizeChunk,
+    SynthesizeStart,
+    SynthesizeStop,
+    SynthesizeVoice,
+)
+
+from wyoming_pocket_tts.engine import worker
+from wyoming_pocket_tts.engine.models import ModelPool
+from wyoming_pocket_tts.engine.request import BYTES_PER_SECOND
+
+from .conftest import model_args
+from .model_factory import TinyModel
+from .support import AUDIO_STOP, Reply, read_until, running_server
+from .support import synthesize as synthesize_once
+
+SENTENCE = "This reply sentence is about as long as the ones an assistant says."
+REPLY = " ".join([SENTENCE] * 10)
+ANNOUNCEMENT = "Someone is at the front door."
+
+
+async def first_audio_after(port: int, text: str) -> float:
+    reply = await synthesize_once(port, text)
+    return reply.chunk_times[0] - reply.sent_at
+
+
+async def whole_time(port: int, text: str) -> float:
+    reply = await synthesize_once(port, text)
+    return reply.times[-1] - reply.sent_at
+
+
+async def open_reply(port: int, streamed: bool) -> tuple[AsyncTcpClient, asyncio.Task[Reply]]:
+    """Another client's long reply, all of its text sent at once; read in the background."""
+    client = AsyncTcpClient("127.0.0.1", port)
+    await client.connect()
+    if streamed:  # an LLM that wrote its whole reply in a second
+        await client.write_event(SynthesizeStart().event())
+        await client.write_event(SynthesizeChunk(text=REPLY).event())
+        await client.write_event(SynthesizeStop().event())
+        end = "synthesize-stopped"
+    else:
+        await client.write_event(Synthesize(text=REPLY).event())
+        end = AUDIO_STOP
+    reply = Reply(sent_at=time.monotonic())
+    await read_until(client, "audio-chunk", reply)
+    return client, asyncio.create_task(read_until(client, end, reply))
+
+
+def lowest_lead(reply: Reply) -> float:
+    """The least audio the reply's listener had left, playing from its first chunk, at the
+    arrival of each later chunk (negative: it ran out)."""
+    chunks = [(t, len(e.payload or b"")) for e, t in zip(reply.events, reply.times, strict=True)]
+    chunks = [(t, size) for t, size in chunks if size]
+    start, heard = chunks[0][0], chunks[0][1] / BYTES_PER_SECOND
+    lowest = float("inf")
+    for arrived, size in chunks[1:]:
+        lowest = min(lowest, heard - (arrived - start))
+        heard += size / BYTES_PER_SECOND
+    return lowest
+
+
+@pytest.mark.parametrize("streamed", [True, False], ids=["llm-stream", "one-shot"])
+def test_an_announcement_during_a_reply_that_is_all_ready_waits_about_one_piece(
+    endless_model: TinyModel, voices: dict[str, Path], streamed: bool
+) -> None:
+    async def scenario() -> tuple[float, float, float, Reply, float]:
+        async with running_server(model_args(endless_model, voices)) as server:
+            port = server.port or 0
+            piece = await whole_time(port, SENTENCE)
+            alone = await first_audio_after(port, ANNOUNCEMENT)
+            client, reading = await open_reply(port, streamed)
+            await asyncio.sleep(piece)  # the reply has built its lead
+            during = await first_audio_after(port, ANNOUNCEMENT)
+            announced_at = time.monotonic()
+            reply = await reading
+            await client.disconnect()
+            return piece, alone, during, reply, announced_at
+
+    piece, alone, during, reply, announced_at = asyncio.run(scenario())
+    # Oldest-first made it wait for all ten sentences (9x alone, measured before the fix).
+    assert during < 2 * (piece + alone), (during, piece, alone)
+    assert not reply.errors and reply.times[-1] > announced_at  # it did go in the middle
+    # ...and the reply's listener never ran out of audio while it did.
+    assert lowest_lead(reply) > 0, lowest_lead(reply)
+
+
+def test_two_languages_in_one_model_slot_switch_in_turns_not_sentence_by_sentence(
+    endless_model: TinyModel, voices: dict[str, Path]
+) -> None:
+    """`--max-models 1`, two overlapping streams in two languages: each switch is a full load.
+    Serving pieces by age alone loaded once per sentence (7 loads for 8 sentences)."""
+    sentences = 6
+    args = [
+        "--model-config", f"en={endless_model.config_path}",
+        "--model-config", f"fr={endless_model.config_path}",
+        "--voice", f"anna={voices['a']}",
+        "--voice", f"fr:mamie={voices['b']}",
+        "--max-models", "1",
+    ]  # fmt: skip
+
+    async def stream(port: int, voice: str) -> Reply:
+        async with AsyncTcpClient("127.0.0.1", port) as client:
+            await client.write_event(SynthesizeStart(voice=SynthesizeVoice(name=voice)).event())
+            await client.write_event(SynthesizeChunk(text=" ".join([SENTENCE] * sentences)).event())
+            await client.write_event(SynthesizeStop().event())
+            return await read_until(client, "synthesize-stopped")
+
+    async def scenario() -> tuple[int, list[Reply]]:
+        async with running_server(args) as server:
+            port = server.port or 0
+            before = server.engine.models.loads
+            replies = await asyncio.gather(stream(port, "anna"), stream(port, "mamie"))
+            return server.engine.models.loads - before, list(replies)
+
+    loads, replies = asyncio.run(scenario())
+    assert all(not reply.errors and reply.audio for reply in replies)
+    assert loads <= sentences // 2 + 1, f"{loads} loads for {2 * sentences} sentences"
+
+
+def test_the_queue_bound_holds_at_every_moment(
+    endless_model: TinyModel, voices: dict[str, Path]
+) -> None:
+    """Six streams admitted one after another with `--max-queue 2`: two are in the engine's
+    care, four are refused with `busy`, and more sentences of the admitted ones never raise the
+    count (it used to be checked at a request's first sentence only)."""
+
+    async def scenario() -> tuple[list[int], list[Reply]]:
+        async with running_server(model_args(endless_model, voices, "--max-queue", "2")) as server:
+            port = server.port or 0
+            clients = [AsyncTcpClient("127.0.0.1", port) for _ in range(6)]
+            seen: list[int] = []
+            for client in clients:
+                await client.connect()
+                await client.write_event(SynthesizeStart().event())
+                await client.write_event(SynthesizeChunk(text=SENTENCE + " And").event())
+                seen.append(server.engine.scheduler.in_care)
+            for client in clients:
+                await client.write_event(SynthesizeChunk(text=" more. " + SENTENCE).event())
+                await client.write_event(SynthesizeStop().event())
+                seen.append(server.engine.scheduler.in_care)
+            replies = [await read_until(client, "synthesize-stopped") for client in clients]
+            for client in clients:
+                await client.disconnect()
+            return seen, replies
+
+    seen, replies = asyncio.run(scenario())
+    assert max(seen) <= 2, seen
+    codes = [[error.code for error in reply.errors] for reply in replies]
+    assert codes.count(["busy"]) == 4 and codes.count([]) == 2, codes
+
+
+def test_an_unpunctuated_text_is_cut_into_bounded_pieces(
+    endless_model: TinyModel, voices: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pocket-tts cuts only at punctuation: 3000 characters without any were one piece that
+    held the engine for minutes. No piece may exceed the bound, so an announcement waits for
+    one piece at most."""
+    words = " ".join(["kitchen lights and the hallway lamp"] * 85)[:3000]
+    spoken: list[str] = []
+    original = worker.Engine._speak
+
+    def spy(self, model, voice, text, request):  # records what reaches pocket-tts
+        spoken.append(text)
+        return original(self, model, voice, text, request)
+
+    monkeypatch.setattr(worker.Engine, "_speak", spy)
+
+    async def scenario() -> tuple[float, float, float, list[int]]:
+        async with running_server(model_args(endless_model, voices)) as server:
+            port = server.port or 0
+            piece = await whole_time(port, SENTENCE)
+            alone = await first_audio_after(port, ANNOUNCEMENT)
+            async with AsyncTcpClient("127.0.0.1", port) as client:
+                await client.write_event(Synthesize(text=words).event())
+                first = await read_until(client, "audio-chunk")
+                during = await first_audio_after(port, ANNOUNCEMENT)
+                await client.disconnect()
+                del first
+            loaded = server.engine.models.peek("en")
+            assert loaded is not None
+            tokenizer = loaded.model.flow_lm.conditioner.tokenizer
+            sizes = [int(tokenizer(text)[0].numel()) for text in spoken]
+            return piece, alone, during, sizes
+
+    piece, alone, during, sizes = asyncio.run(scenario())
+    assert len(sizes) > 3 and max(sizes) <= worker.MAX_PIECE_TOKENS, sizes
+    assert during < 2 * (piece + alone), (during, piece, alone)
+
+
+def test_a_hang_up_stops_generation_within_a_frame(
+    endless_model: TinyModel, voices: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Counts the frames pocket-tts generates after the client hangs up in a long piece: the
+    engine sets pocket-tts's `stop`, which it checks before every frame (two frames may already
+    be under way)."""
+    from pocket_tts import TTSModel
+
+    frames: list[float] = []
+    original = TTSModel._run_flow_lm_and_increment_step
+
+    def counted(self, *args, **kwargs):
+        if kwargs.get("backbone_input_latents") is not None:
+            frames.append(time.monotonic())
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(TTSModel, "_run_flow_lm_and_increment_step", counted)
+    text = " ".join(["a hang-up in the middle of this long sentence"] * 5)
+
+    async def scenario() -> float:
+        async with running_server(model_args(endless_model, voices)) as server:
+            client = AsyncTcpClient("127.0.0.1", server.port or 0)
+            await client.connect()
+            await client.write_event(Synthesize(text=text).event())
+            await read_until(client, "audio-chunk")
+            await client.disconnect()
+            hung_up = time.monotonic()
+            deadline = hung_up + 10
+            while server.connections and time.monotonic() < deadline:
+                await asyncio.sleep(0.02)
+            await asyncio.sleep(0.5)  # anything still generating would show here
+            return hung_up
+
+    hung_up = asyncio.run(scenario())
+    after = [t for t in frames if t > hung_up]
+    assert len(frames) > 5 and len(after) <= 3, (len(frames), len(after))
+
+
+@pytest.fixture
+def slow_french_load(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
+    """Loading the `fr` model blocks until the test lets it go (a download that hangs)."""
+    release = threading.Event()
+    original = ModelPool._load
+
+    def load(self, settings):
+        if settings.code == "fr":
+            release.wait(30)
+        return original(self, settings)
+
+    monkeypatch.setattr(ModelPool, "_load", load)
+    yield release
+    release.set()
+
+
+def test_shutdown_while_the_engine_is_stuck_in_a_load_still_closes_every_request(
+    endless_model: TinyModel, voices: dict[str, Path], slow_french_load: threading.Event
+) -> None:
+    args = [
+        "--model-config", f"en={endless_model.config_path}",
+        "--model-config", f"fr={endless_model.config_path}",
+        "--voice", f"anna={voices['a']}",
+        "--voice", f"fr:mamie={voices['b']}",
+    ]  # fmt: skip
+
+    async def scenario() -> tuple[Reply, Reply]:
+        context = running_server(args)
+        server = await context.__aenter__()
+        client = AsyncTcpClient("127.0.0.1", server.port or 0)
+        await client.connect()
+        try:
+            await client.write_event(SynthesizeStart(voice=SynthesizeVoice(name="mamie")).event())
+            await client.write_event(SynthesizeChunk(text=SENTENCE + " And").event())
+            await asyncio.sleep(0.3)  # the engine is now inside the French load
+            stopping = asyncio.create_task(context.__aexit__(None, None, None))
+            await asyncio.sleep(0.1)
+            await client.write_event(Synthesize(text="A new request now.").event())
+            stream = await read_until(client, "synthesize-stopped")
+            late = await read_until(client, AUDIO_STOP)
+            await stopping
+            return stream, late
+        finally:
+            await client.disconnect()
+
+    stream, late = asyncio.run(scenario())
+    assert stream.types[-3:] == ["error", AUDIO_STOP, "synthesize-stopped"], stream.types
+    assert [error.code for error in stream.errors] == ["shutdown"]
+    assert [error.code for error in late.errors] == ["shutdown"]  # not `busy`
+
+
+def test_a_failure_and_a_warning_both_reach_the_client(
+    endless_model: TinyModel, voices: dict[str, Path], tmp_path: Path
+) -> None:
+    """Text over the limit for a voice whose model cannot load: nothing was spoken, so
+    `text-too-long ... spoke what fitted` alone would mislead; the failure comes first."""
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("this: [is not a pocket-tts config\n")
+    args = [
+        "--model-config", f"en={endless_model.config_path}",
+        "--model-config", f"fr={broken}",
+        "--voice", f"anna={voices['a']}",
+        "--voice", f"fr:mamie={voices['b']}",
+        "--max-text-chars", "60",
+    ]  # fmt: skip
+
+    async def scenario() -> Reply:
+        async with (
+            running_server(args) as server,
+            AsyncTcpClient("127.0.0.1", server.port or 0) as client,
+        ):
+            text = "Bonjour. " * 20
+            await client.write_event(
+                Synthesize(text=text, voice=SynthesizeVoice(name="mamie")).event()
+            )
+            return await read_until(client, AUDIO_STOP)
+
+    reply = asyncio.run(scenario())
+    codes = [error.code for error in reply.errors]
+    assert codes == ["model-unavailable", "text-too-long"], codes
+    assert reply.types[-1] == AUDIO_STOP and not reply.audio
