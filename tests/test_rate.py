@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from wyoming_pocket_tts.audio.pcm import to_pcm16
 from wyoming_pocket_tts.audio.rate import SpeedChanger, change_speed, check_speed
 from wyoming_pocket_tts.audio.silence import lead_in, pause_between, silence, silence_samples
 
@@ -165,3 +166,13 @@ def test_pause_between_sentences_but_not_before_the_first() -> None:
     assert pause_between(0, 300) == b""
     assert pause_between(1, 300) == bytes(2 * 7200)
     assert pause_between(3, 0) == b""
+
+
+def test_rate_output_encodes_to_pcm_like_a_tensor() -> None:
+    """The changer's numpy output goes to PCM as pocket-tts's tensors do, gain or not."""
+    import torch
+
+    out = change_speed(speech_like(0.5), 1.25, SR)
+    assert to_pcm16(out) == to_pcm16(torch.from_numpy(out))
+    assert to_pcm16(out, 2.0) == to_pcm16(torch.from_numpy(out), 2.0)
+    assert to_pcm16(np.array([0.5, -2.0], np.float32)) == np.array([16383, -32767], "<i2").tobytes()
