@@ -206,6 +206,9 @@ def test_default_options_are_the_server_defaults(config: dict[str, Any], tmp_pat
     assert settings.engine.loudness.target_lufs == float(options["loudness"])
     assert float(options["loudness"]) == parser.get_default("loudness")
     assert settings.voices_dirs == (tmp_path.resolve(),)
+    assert options["speed"] == parser.get_default("speed")
+    assert options["sentence_pause"] == parser.get_default("sentence_pause") == 0
+    assert options["lead_silence"] == parser.get_default("lead_silence") == 0
 
 
 # Option mapping
@@ -222,13 +225,17 @@ def test_options_to_argv_maps_every_option() -> None:
             "voices": [
                 {"name": "mamie", "source": "/share/mamie.wav"},
                 {"name": "oma", "source": "/share/oma.wav", "language": "dutch"},
-                {"name": "bob", "source": "alba", "language": "en"},
+                {"name": "bob", "source": "alba", "language": "en", "speed": 0.8},
+                {"name": "ann", "source": "alba", "speed": None},
             ],
             "voices_dir": "/share/pocket-tts/voices",
             "hf_token": "hf_secret",
             "voice_cache_size": 3,
             "loudness": " -16 ",
             "quantize": "on",
+            "speed": 1.2,
+            "sentence_pause": 300,
+            "lead_silence": 150,
             "text_cleanup": False,
             "number_words": False,
             "debug_logging": True,
@@ -238,12 +245,15 @@ def test_options_to_argv_maps_every_option() -> None:
         "--language", "french", "--language", "english", "--language", "dutch",
         "--voice", "mamie=/share/mamie.wav",
         "--voice", "nl:oma=/share/oma.wav",
-        "--voice", "en:bob=alba",
+        "--voice", "en:bob=alba,speed=0.8",
+        "--voice", "ann=alba",
         "--voices-dir", "/share/pocket-tts/voices",
         "--max-models", "3", "--preload",
         "--voice-cache-size", "3",
         "--loudness", "-16",
-        "--quantize", "on", "--no-text-cleanup", "--no-number-words", "--debug",
+        "--quantize", "on",
+        "--speed", "1.2", "--sentence-pause", "300", "--lead-silence", "150",
+        "--no-text-cleanup", "--no-number-words", "--debug",
     ]  # fmt: skip
     assert "hf_secret" not in argv
 
@@ -257,6 +267,9 @@ def test_quiet_options_add_no_flags() -> None:
                 "voices": [],
                 "voices_dir": "",
                 "quantize": "auto",
+                "speed": 1.0,
+                "sentence_pause": 0,
+                "lead_silence": 0,
                 "text_cleanup": True,
                 "number_words": True,
             }
@@ -375,6 +388,14 @@ def wav_bytes(seconds: float = 0.1, rate: int = 24000) -> bytes:
             "'name', 'source' and 'language' must be strings",
         ),
         ({"voices": [{"name": "a=b", "source": "x"}]}, "a voice name cannot contain '='"),
+        ({"speed": "fast"}, "option 'speed' must be a number, got \"fast\""),
+        ({"speed": True}, "option 'speed' must be a number, got true"),
+        ({"sentence_pause": 0.5}, "option 'sentence_pause' must be an integer, got 0.5"),
+        ({"lead_silence": "300"}, "option 'lead_silence' must be an integer"),
+        (
+            {"voices": [{"name": "a", "source": "alba", "speed": "slow"}]},
+            "option 'voices' entry 1: 'speed' must be a number, got \"slow\"",
+        ),
     ],
 )
 def test_wrong_types_are_rejected(options: Any, message: str) -> None:
@@ -633,3 +654,26 @@ def test_addon_with_default_options_finds_them_and_serves_the_default_voice(
     assert reply.audio and not reply.errors
     # A built-in state is not saved; only its measured loudness is.
     assert [p.suffix for p in (data / "voice-states").iterdir()] == [".json"]
+
+
+def test_speech_options_match_their_schema_and_reach_the_settings(
+    config: dict[str, Any],
+) -> None:
+    schema = config["schema"]
+    assert schema["speed"] == "float(0.5,2)" and schema["voices"][0]["speed"] == "float(0.5,2)?"
+    assert schema["sentence_pause"] == schema["lead_silence"] == "int(0,10000)"
+    options = {
+        "speed": 1.5,
+        "sentence_pause": 250,
+        "lead_silence": 400,
+        "voices": [
+            {"name": "slow", "source": "alba", "speed": 0.75},
+            {"name": "x", "source": "alba"},
+        ],
+    }
+    settings = parse_settings(options_to_argv(options))
+    speech = settings.engine.speech
+    assert (speech.speed, speech.sentence_pause_ms, speech.lead_silence_ms) == (1.5, 250, 400)
+    assert [speech.speed_for(voice) for voice in settings.voices] == [0.75, 1.5]
+    # The Supervisor writes whole numbers in a float option as ints.
+    assert parse_settings(options_to_argv({"speed": 2})).engine.speech.speed == 2.0

@@ -71,6 +71,15 @@ def test_builtin_languages_listed_without_importing_torch() -> None:
         (["--loudness", "loud"], "expected LUFS (e.g. -20) or off"),
         (["--loudness", "3"], "must be between -70 and 0 LUFS"),
         (["--loudness", "nan"], "must be between -70 and 0 LUFS"),
+        (["--speed", "fast"], "argument --speed: expected a factor such as 1.2, got 'fast'"),
+        (["--speed", "2.5"], "argument --speed: must be between 0.5 and 2.0"),
+        (["--speed", "0.4"], "argument --speed: must be between 0.5 and 2.0"),
+        (["--speed", "nan"], "argument --speed: must be between 0.5 and 2.0"),
+        (["--sentence-pause", "0.3"], "--sentence-pause: expected whole milliseconds"),
+        (["--sentence-pause", "-1"], "--sentence-pause: must be between 0 and 10000 ms"),
+        (["--lead-silence", "20000"], "--lead-silence: must be between 0 and 10000 ms"),
+        (["--voice", "a=alba,speed=3"], "--voice: speed must be between 0.5 and 2.0, got 3"),
+        (["--voice", "a=alba,speed=slow"], "--voice: speed must be a number, got 'slow'"),
     ],
 )
 def test_bad_flags_exit_2_with_one_line(argv: list[str], message: str) -> None:
@@ -161,6 +170,10 @@ def test_default_voices_match_pocket_tts() -> None:
         ("hf://kyutai/tts-voices/x.wav", VoiceSpec(*["hf://kyutai/tts-voices/x.wav"] * 2, "")),
         ("n=hf://kyutai/tts-voices/x.wav", VoiceSpec("n", "hf://kyutai/tts-voices/x.wav", "")),
         ("alba", VoiceSpec("alba", "alba", "")),
+        ("fr:mamie=/v/mamie.wav,speed=0.8", VoiceSpec("mamie", "/v/mamie.wav", "fr", 0.8)),
+        ("alba,speed=1.25", VoiceSpec("alba", "alba", "", 1.25)),
+        ("n=hf://k/v/x.wav@main, speed = 2", VoiceSpec("n", "hf://k/v/x.wav@main", "", 2.0)),
+        ("n=/v/a,b.wav", VoiceSpec("n", "/v/a,b.wav", "")),  # a comma alone is the source's
     ],
 )
 def test_voice_language_prefix(value: str, expected: VoiceSpec) -> None:
@@ -212,3 +225,18 @@ def test_zeroconf_flag() -> None:
     assert parse_settings(["--zeroconf"]).zeroconf_name == "pocket-tts"
     named = parse_settings(["--zeroconf", "kitchen", "--zeroconf-host", "192.168.1.5"])
     assert (named.zeroconf_name, named.zeroconf_host) == ("kitchen", "192.168.1.5")
+
+
+def test_speech_flags_reach_the_settings() -> None:
+    defaults = parse_settings([]).engine.speech
+    assert (defaults.speed, defaults.sentence_pause_ms, defaults.lead_silence_ms) == (1.0, 0, 0)
+    settings = parse_settings(
+        [
+            "--speed", "1.2", "--sentence-pause", "300", "--lead-silence", "150",
+            "--voice", "slow=alba,speed=0.8", "--voice", "alba",
+        ]
+    )  # fmt: skip
+    speech = settings.engine.speech
+    assert (speech.speed, speech.sentence_pause_ms, speech.lead_silence_ms) == (1.2, 300, 150)
+    slow, alba = settings.voices
+    assert speech.speed_for(slow) == 0.8 and speech.speed_for(alba) == 1.2

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from .cli import builtin_languages, parse_settings
-from .settings import ModelSettings
+from .settings import DEFAULT_SPEED, ModelSettings
 from .voices.catalog import language_code
 from .voices.folder import VoiceFolder
 
@@ -51,12 +51,15 @@ _OPTION_TYPES: dict[str, tuple[type | tuple[type, ...], str]] = {
     "voice_cache_size": (int, "an integer"),
     "loudness": (str, "a string"),
     "quantize": ((str, bool), "auto, on or off"),
+    "speed": ((int, float), "a number"),
+    "sentence_pause": (int, "an integer"),
+    "lead_silence": (int, "an integer"),
     "text_cleanup": (bool, "true or false"),
     "number_words": (bool, "true or false"),
     "debug_logging": (bool, "true or false"),
 }
 """Every option of config.yaml's schema and the JSON type the Supervisor writes for it."""
-_VOICE_KEYS = {"name", "source", "language"}
+_VOICE_KEYS = {"name", "source", "language", "speed"}
 _OPTIONAL = ("voice", "voices_dir", "hf_token")
 """Options the Supervisor leaves out (or that may be null or empty) when the user clears them."""
 _QUANTIZE_MODES = ("auto", "on", "off")
@@ -79,7 +82,7 @@ def check_options(options: Any) -> None:
             continue
         if (
             not isinstance(value, kind)
-            or (kind is int and isinstance(value, bool))
+            or (kind in (int, (int, float)) and isinstance(value, bool))
             or (key == "quantize" and isinstance(value, str) and value not in _QUANTIZE_MODES)
         ):
             raise OptionsError(f"option {key!r} must be {expected}, got {json.dumps(value)}")
@@ -89,8 +92,11 @@ def check_options(options: Any) -> None:
             raise OptionsError(
                 f"{where} needs 'name' and 'source' (and maybe 'language'), got {json.dumps(voice)}"
             )
-        if not all(isinstance(voice.get(key, ""), str | None) for key in _VOICE_KEYS):
+        if not all(isinstance(voice.get(key, ""), str | None) for key in _VOICE_KEYS - {"speed"}):
             raise OptionsError(f"{where}: 'name', 'source' and 'language' must be strings")
+        speed = voice.get("speed")
+        if speed is not None and (isinstance(speed, bool) or not isinstance(speed, int | float)):
+            raise OptionsError(f"{where}: 'speed' must be a number, got {json.dumps(speed)}")
         if "=" in voice["name"]:
             raise OptionsError(f"{where}: a voice name cannot contain '=': {voice['name']!r}")
 
@@ -141,6 +147,11 @@ def options_to_argv(
         quantize = "on" if quantize else "off"
     if quantize != "auto":
         argv += ["--quantize", quantize]
+    if options.get("speed", DEFAULT_SPEED) != DEFAULT_SPEED:
+        argv += ["--speed", f"{options['speed']:g}"]
+    for key in ("sentence_pause", "lead_silence"):
+        if options.get(key):
+            argv += [f"--{key.replace('_', '-')}", str(options[key])]
     if options.get("text_cleanup") is False:
         argv.append("--no-text-cleanup")
     if options.get("number_words") is False:
@@ -150,9 +161,12 @@ def options_to_argv(
     return argv
 
 
-def _voice_flag(voice: Mapping[str, str]) -> str:
-    """`--voice` for an entry of `voices`: its language is a code (`fr`) or a model (`french`)."""
+def _voice_flag(voice: Mapping[str, Any]) -> str:
+    """`--voice` for an entry of `voices`: its language is a code (`fr`) or a model (`french`),
+    its speed (if any) a `,speed=` field."""
     flag = f"{voice['name']}={voice['source']}"
+    if voice.get("speed") is not None:
+        flag += f",speed={voice['speed']:g}"
     language = (voice.get("language") or "").strip()
     if not language:
         return flag

@@ -15,10 +15,14 @@ from urllib.parse import urlparse
 from . import __version__
 from .settings import (
     DEFAULT_LOUDNESS_LUFS,
+    DEFAULT_SPEED,
+    MAX_SPEED,
+    MIN_SPEED,
     EngineSettings,
     LoudnessSettings,
     ModelSettings,
     ServerSettings,
+    SpeechSettings,
     VoiceSpec,
 )
 from .voices.catalog import VoiceKind, language_code, parse_voice_arg, voice_kind
@@ -93,6 +97,34 @@ def _loudness(value: str) -> float | None:
     return number
 
 
+MAX_SILENCE_MS = 10_000
+"""Longest --sentence-pause / --lead-silence: more is surely a typo (seconds for ms)."""
+
+
+def _speed(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a factor such as 1.2, got {value!r}") from None
+    if not MIN_SPEED <= number <= MAX_SPEED:  # also NaN
+        raise argparse.ArgumentTypeError(
+            f"must be between {MIN_SPEED} and {MAX_SPEED} (1.0 is the model's pace), got {value}"
+        )
+    return number
+
+
+def _milliseconds(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected whole milliseconds such as 300, got {value!r}"
+        ) from None
+    if not 0 <= number <= MAX_SILENCE_MS:
+        raise argparse.ArgumentTypeError(f"must be between 0 and {MAX_SILENCE_MS} ms, got {value}")
+    return number
+
+
 def _voice(value: str) -> VoiceSpec:
     try:
         return parse_voice_arg(value)
@@ -139,9 +171,10 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         type=_voice,
         default=[],
-        metavar="[CODE:]NAME=SOURCE",
+        metavar="[CODE:]NAME=SOURCE[,speed=FACTOR]",
         help="a voice: built-in name, audio file, .safetensors state or hf:// path, spoken by the "
-        "model of language CODE (default: the first); repeatable, the first is the default",
+        "model of language CODE (default: the first), at its own speed (default: --speed); "
+        "repeatable, the first is the default",
     )
     parser.add_argument(
         "--voices-dir",
@@ -182,6 +215,29 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="LUFS",
         help="bring every voice to this integrated loudness, measured once per voice "
         "(default: %(default)s), or off to leave the samples as the model makes them",
+    )
+    parser.add_argument(
+        "--speed",
+        type=_speed,
+        default=DEFAULT_SPEED,
+        metavar="FACTOR",
+        help=f"speaking rate of every voice without its own, {MIN_SPEED} to {MAX_SPEED}; pitch is "
+        "kept (default: %(default)s, the model's own pace)",
+    )
+    parser.add_argument(
+        "--sentence-pause",
+        type=_milliseconds,
+        default=0,
+        metavar="MS",
+        help="silence added between sentences, in milliseconds (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--lead-silence",
+        type=_milliseconds,
+        default=0,
+        metavar="MS",
+        help="silence before the first chunk, for players that clip the start "
+        "(default: %(default)s)",
     )
     parser.add_argument(
         "--quantize",
@@ -244,6 +300,11 @@ def parse_settings(argv: Sequence[str] | None = None) -> Settings:
             max_queue=args.max_queue,
             data_dir=args.data_dir.expanduser(),
             loudness=None if args.loudness is None else LoudnessSettings(args.loudness),
+            speech=SpeechSettings(
+                speed=args.speed,
+                sentence_pause_ms=args.sentence_pause,
+                lead_silence_ms=args.lead_silence,
+            ),
         ),
         voices=voices,
         voices_dirs=tuple(_voices_dir(parser, path) for path in args.voices_dir),

@@ -24,6 +24,8 @@ class VoiceSpec:
     """A pocket-tts built-in voice, an audio or `.safetensors` file, or an hf:// or https:// URL."""
     language: str = ""
     """Code of the model that speaks it (`ModelSettings.code`); empty: the first model's."""
+    speed: float | None = None
+    """Speaking rate of this voice (0.5-2.0); None: the server's `SpeechSettings.speed`."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,29 @@ class LoudnessSettings:
     """Integrated loudness (ITU-R BS.1770) every voice is brought to."""
 
 
+DEFAULT_SPEED = 1.0
+MIN_SPEED = 0.5
+MAX_SPEED = 2.0
+"""Speaking rates outside this range sound broken with WSOLA (see `audio.rate`)."""
+
+
+@dataclass(frozen=True)
+class SpeechSettings:
+    """How the household wants speech shaped, on top of what the model makes."""
+
+    speed: float = DEFAULT_SPEED
+    """Speaking rate of every voice without its own (`VoiceSpec.speed`); 1.0 leaves samples
+    untouched, 1.25 is a quarter faster, pitch kept."""
+    sentence_pause_ms: int = 0
+    """Silence added between sentences, in addition to the model's own gap."""
+    lead_silence_ms: int = 0
+    """Silence before the first chunk, for players that clip the start of a sound."""
+
+    def speed_for(self, voice: VoiceSpec) -> float:
+        """The rate a voice speaks at: its own, else the default."""
+        return self.speed if voice.speed is None else voice.speed
+
+
 @dataclass(frozen=True)
 class EngineSettings:
     """Everything the engine thread needs."""
@@ -74,6 +99,8 @@ class EngineSettings:
     """Where voice states are persisted; None keeps nothing on disk."""
     loudness: LoudnessSettings | None = field(default_factory=LoudnessSettings)
     """Loudness normalisation; None leaves the samples exactly as pocket-tts makes them."""
+    speech: SpeechSettings = field(default_factory=SpeechSettings)
+    """Speaking rate, pauses and lead-in."""
 
     @property
     def model(self) -> ModelSettings:

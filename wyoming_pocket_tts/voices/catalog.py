@@ -15,7 +15,7 @@ from enum import Enum
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from ..settings import ModelSettings, VoiceSpec
+from ..settings import MAX_SPEED, MIN_SPEED, ModelSettings, VoiceSpec
 from .defaults import default_voice_source
 from .folder import VoiceFolder, file_version
 
@@ -55,6 +55,8 @@ def voice_kind(source: str) -> VoiceKind:
 
 _LANGUAGE_PREFIX_RE = re.compile(r"^([A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})?):(?!//)(.+)$")
 """`fr:mamie=...`: a language code, then a colon not starting a URL (`hf://...`)."""
+_SPEED_SUFFIX_RE = re.compile(r",\s*speed\s*=\s*([^,=]*)$")
+"""`...,speed=1.2` at the very end: no voice source ends like that."""
 
 
 def is_audio_prompt(source: str) -> bool:
@@ -71,10 +73,22 @@ def is_audio_prompt(source: str) -> bool:
 
 
 def parse_voice_arg(value: str) -> VoiceSpec:
-    """Parse `--voice [CODE:]NAME=SOURCE`; a bare SOURCE names the voice after itself or its stem.
+    """Parse `--voice [CODE:]NAME=SOURCE[,speed=FACTOR]`; a bare SOURCE names the voice after
+    itself or its stem.
 
-    CODE is the language code of the model that speaks it (default: the first model's).
+    CODE is the language code of the model that speaks it (default: the first model's); FACTOR
+    its speaking rate (default: `--speed`).
     """
+    speed = None
+    options = _SPEED_SUFFIX_RE.search(value)
+    if options:
+        value = value[: options.start()]
+        try:
+            speed = float(options.group(1))
+        except ValueError:
+            raise ValueError(f"speed must be a number, got {options.group(1)!r}") from None
+        if not MIN_SPEED <= speed <= MAX_SPEED:  # also NaN
+            raise ValueError(f"speed must be between {MIN_SPEED} and {MAX_SPEED}, got {speed:g}")
     language = ""
     prefixed = _LANGUAGE_PREFIX_RE.match(value)
     if prefixed:
@@ -85,8 +99,8 @@ def parse_voice_arg(value: str) -> VoiceSpec:
         name = Path(value).stem if voice_kind(value) is VoiceKind.FILE else value
     name, source = name.strip(), source.strip()
     if not name or not source:
-        raise ValueError(f"expected [CODE:]NAME=SOURCE or SOURCE, got {value!r}")
-    return VoiceSpec(name=name, source=source, language=language)
+        raise ValueError(f"expected [CODE:]NAME=SOURCE[,speed=FACTOR] or SOURCE, got {value!r}")
+    return VoiceSpec(name=name, source=source, language=language, speed=speed)
 
 
 def same_language(requested: str, code: str) -> bool:

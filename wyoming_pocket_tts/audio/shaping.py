@@ -1,0 +1,87 @@
+"""One reply's audio as the household shaped it: lead-in, pauses and speaking rate, as PCM.
+
+The engine thread owns one `ReplyShaper` per reply and calls it in the order audio is due:
+`begin` before each generation (a sentence or a pocket-tts chunk), `audio` for every chunk
+pocket-tts yields, `end` after the generation, and `pause` for an SSML break. Each returns the
+PCM bytes to send now (maybe empty). The first bytes of the reply carry the lead-in silence;
+every generation after the first is preceded by the sentence pause unless an explicit pause
+already separates them. Speed 1.0 leaves the samples exactly as they were.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..settings import MAX_SPEED, MIN_SPEED, SAMPLE_RATE, SpeechSettings
+from .pcm import to_pcm16
+from .rate import SpeedChanger
+from .silence import silence
+
+if TYPE_CHECKING:
+    import torch
+
+
+class ReplyShaper:
+    """Lead-in, pauses and rate for one reply; not thread-safe (the engine thread's)."""
+
+    def __init__(
+        self,
+        speech: SpeechSettings,
+        speed: float,
+        gain: float | None = None,
+        sample_rate: int = SAMPLE_RATE,
+    ) -> None:
+        """`speed`: the voice's (`SpeechSettings.speed_for`); `gain`: its loudness gain."""
+        self._speech = speech
+        self._speed = speed
+        self._gain = gain
+        self._sample_rate = sample_rate
+        self._lead_due = speech.lead_silence_ms > 0
+        self._generations = 0
+        self._paused = False  # an explicit pause since the last generation
+        self._changer: SpeedChanger | None = None
+
+    def begin(self, rate: float = 1.0) -> bytes:
+        """A generation starts; `rate` is its SSML `<prosody rate>` factor. Returns the
+        sentence pause due before it."""
+        self._changer = None
+        speed = min(MAX_SPEED, max(MIN_SPEED, self._speed * rate))
+        if speed != 1.0:
+            self._changer = SpeedChanger(speed, self._sample_rate)
+        due = self._generations > 0 and not self._paused
+        self._generations += 1
+        self._paused = False
+        return self._out(silence(self._speech.sentence_pause_ms, self._sample_rate) if due else b"")
+
+    def audio(self, samples: torch.Tensor | np.ndarray) -> bytes:
+        """A chunk from pocket-tts: its PCM at the reply's rate (maybe empty while the rate
+        changer gathers its look-ahead)."""
+        if self._changer is not None:
+            if not isinstance(samples, np.ndarray):
+                samples = samples.detach().cpu().numpy()
+            samples = self._changer.process(samples)
+            if samples.size == 0:
+                return b""
+        return self._out(to_pcm16(samples, self._gain))
+
+    def end(self) -> bytes:
+        """The generation ended (or was stopped): the rest the rate changer held."""
+        changer, self._changer = self._changer, None
+        if changer is None:
+            return b""
+        rest = changer.flush()
+        return self._out(to_pcm16(rest, self._gain)) if rest.size else b""
+
+    def pause(self, ms: int) -> bytes:
+        """An explicit pause (SSML `<break>`, `<p>`): that much silence, instead of the
+        sentence pause."""
+        self._paused = True
+        return self._out(silence(ms, self._sample_rate))
+
+    def _out(self, pcm: bytes) -> bytes:
+        if self._lead_due and pcm:
+            self._lead_due = False
+            return silence(self._speech.lead_silence_ms, self._sample_rate) + pcm
+        return pcm
