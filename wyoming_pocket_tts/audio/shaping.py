@@ -36,7 +36,8 @@ class ReplyShaper:
         """`speed`: the voice's (`SpeechSettings.speed_for`); `gain`: its loudness gain."""
         self._speech = speech
         self._speed = speed
-        self._gain = gain
+        self.gain = gain
+        """Loudness gain of the voice speaking now (the engine sets it per generation)."""
         self._sample_rate = sample_rate
         self._lead_due = speech.lead_silence_ms > 0
         self._generations = 0
@@ -64,7 +65,7 @@ class ReplyShaper:
             samples = self._changer.process(samples)
             if samples.size == 0:
                 return b""
-        return self._out(to_pcm16(samples, self._gain))
+        return self._out(to_pcm16(samples, self.gain))
 
     def end(self) -> bytes:
         """The generation ended (or was stopped): the rest the rate changer held."""
@@ -72,7 +73,7 @@ class ReplyShaper:
         if changer is None:
             return b""
         rest = changer.flush()
-        return self._out(to_pcm16(rest, self._gain)) if rest.size else b""
+        return self._out(to_pcm16(rest, self.gain)) if rest.size else b""
 
     def pause(self, ms: int) -> bytes:
         """An explicit pause (SSML `<break>`, `<p>`): that much silence, instead of the

@@ -13,11 +13,31 @@ import contextlib
 import threading
 import time
 from collections import deque
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..errors import JobError, in_precedence
 from ..settings import SAMPLE_RATE, SAMPLE_WIDTH, VoiceSpec
 
+if TYPE_CHECKING:
+    from ..audio.shaping import ReplyShaper
+
 BYTES_PER_SECOND = SAMPLE_RATE * SAMPLE_WIDTH
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One unit of a request's speech: text to generate, or a pause."""
+
+    text: str = ""
+    rate: float = 1.0
+    """SSML `<prosody rate>`: a factor of the request's speed."""
+    voice: VoiceSpec | None = None
+    """Another voice for this piece (SSML `xml:lang` served by another language's model)."""
+    pause_ms: int = 0
+    """Silence instead of text (SSML `<break>`)."""
+    cut: bool = False
+    """Already cut by the engine to its bound: spoken as it is."""
 
 
 class Listener:
@@ -64,16 +84,24 @@ class SpeechRequest:
     """
 
     def __init__(
-        self, voice: VoiceSpec, loop: asyncio.AbstractEventLoop, listener: Listener
+        self,
+        voice: VoiceSpec,
+        loop: asyncio.AbstractEventLoop,
+        listener: Listener,
+        speed: float | None = None,
     ) -> None:
         self.voice = voice
         self.listener = listener
+        self.speed = speed
+        """Speaking rate asked by the client; None: the voice's own."""
+        self.shaper: ReplyShaper | None = None
+        """Lead-in, pauses and rate of its audio (engine thread)."""
         self.stop = threading.Event()
         self.output: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._loop = loop
         # Guarded by the scheduler's lock.
-        self.pending: deque[str] = deque()
-        """Text ready to speak, in order."""
+        self.pending: deque[Piece] = deque()
+        """Pieces ready to speak, in order."""
         self.ready_since = 0.0
         """Monotonic time its oldest pending text became ready."""
         self.sequence = 0
@@ -108,7 +136,9 @@ class SpeechRequest:
         return max(plays_until, self.ready_since)
 
     def emit(self, audio: bytes) -> None:
-        """Hand audio to the loop without waiting for it (engine thread)."""
+        """Hand audio to the loop without waiting for it (engine thread); nothing for b""."""
+        if not audio:
+            return
         seconds = len(audio) / BYTES_PER_SECOND
         self.audio_seconds += seconds
         self.listener.heard(seconds, time.monotonic())

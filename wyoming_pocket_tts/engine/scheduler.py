@@ -31,7 +31,7 @@ from collections import deque
 from collections.abc import Callable
 
 from ..errors import BUSY, SHUTDOWN, JobError
-from .request import Listener, SpeechRequest
+from .request import Listener, Piece, SpeechRequest
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -101,12 +101,16 @@ class Scheduler:
 
     def add_text(self, request: SpeechRequest, text: str) -> None:
         """Queue `text` to be spoken after the request's earlier text."""
+        self.add(request, Piece(text))
+
+    def add(self, request: SpeechRequest, piece: Piece) -> None:
+        """Queue `piece` to be spoken after the request's earlier pieces."""
         with self._cond:
             if request.finished or request.stop.is_set():
                 return
             if not request.pending:
                 request.ready_since = time.monotonic()
-            request.pending.append(text)
+            request.pending.append(piece)
             self._cond.notify()
 
     def close(self, request: SpeechRequest) -> None:
@@ -152,7 +156,9 @@ class Scheduler:
 
     # Engine side.
 
-    def next(self, is_warm: Callable[[SpeechRequest], bool]) -> tuple[SpeechRequest, str] | None:
+    def next(
+        self, is_warm: Callable[[SpeechRequest], bool]
+    ) -> tuple[SpeechRequest, Piece] | None:
         """Block until a piece is ready and take the one to speak now (see the module doc)."""
         with self._cond:
             while not self._stopping:
@@ -170,8 +176,8 @@ class Scheduler:
                 self._cond.wait()
             return None
 
-    def done(self, request: SpeechRequest, rest: list[str] | None = None) -> None:
-        """The engine spoke a piece of `request`; `rest` of its text goes back first."""
+    def done(self, request: SpeechRequest, rest: list[Piece] | None = None) -> None:
+        """The engine spoke a piece of `request`; `rest` of it goes back first."""
         with self._cond:
             request.running = False
             if self._running_cold:

@@ -11,18 +11,20 @@ engine, or a listener's unread-audio bound, for more than a few seconds.
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
 import logging
 import threading
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..audio.pcm import to_pcm16
+from ..audio.shaping import ReplyShaper
 from ..errors import MODEL_UNAVAILABLE, SYNTHESIS_FAILED, JobError
 from ..settings import EngineSettings
 from ..voices.catalog import VoiceCatalog
 from ..voices.states import Voice, VoiceStates
 from .models import LoadedModel, ModelPool, ModelUnavailable
-from .request import SpeechRequest
+from .request import Piece, SpeechRequest
 from .scheduler import Scheduler
 from .tuning import Tuning, warm_up
 
@@ -47,7 +49,6 @@ class Engine:
         self.scheduler = Scheduler(settings.max_queue)
         self.models = ModelPool(settings, catalog.failures)
         self._catalog = catalog
-        self._failures = catalog.failures
         self._thread = threading.Thread(target=self._run, name="pocket-tts-engine", daemon=True)
 
     @property
@@ -84,10 +85,10 @@ class Engine:
             return
         self.ready.set_result(None)
         while (work := self.scheduler.next(self._is_warm)) is not None:
-            request, text = work
-            rest: list[str] = []
+            request, piece = work
+            rest: list[Piece] = []
             try:
-                rest = self._serve(request, text)
+                rest = self._serve(request, piece)
             finally:
                 self.scheduler.done(request, rest)
 
@@ -122,56 +123,75 @@ class Engine:
                             f"default voice {spec.name!r} cannot be loaded: {error}"
                         ) from error
                     _LOGGER.error("Voice %s cannot be loaded: %s", spec.name, error)
-                    self._failures.record(spec, str(error))
+                    self._catalog.report_failure(spec, str(error))
 
-    def _serve(self, request: SpeechRequest, text: str) -> list[str]:
-        """Speak the first bounded chunk of `text`; return the chunks left for later."""
+    def _serve(self, request: SpeechRequest, piece: Piece) -> list[Piece]:
+        """Speak the first bounded chunk of `piece`; return the chunks left for later."""
         try:
+            shaper = self._shaper(request)
+            if not piece.text:
+                request.emit(shaper.pause(piece.pause_ms))
+                return []
+            voice_spec = piece.voice or request.voice
             try:
-                loaded = self.models.get(request.voice.language)
+                loaded = self.models.get(voice_spec.language)
             except ModelUnavailable as error:
                 self.scheduler.fail(request, JobError(MODEL_UNAVAILABLE, str(error)))
                 return []
-            voice = self._voice(loaded, request)
-            chunks = [text] if isinstance(text, _Chunk) else _chunks(loaded.model, text)
+            voice = self._voice(loaded, request, piece)
+            chunks = [piece.text] if piece.cut else _chunks(loaded.model, piece.text)
             first, *rest = chunks or [""]
             if first:
-                self._speak(loaded.model, voice, first, request)
-            return [_Chunk(chunk) for chunk in rest]
+                self._speak(loaded.model, voice, first, request, piece.rate)
+            return [dataclasses.replace(piece, text=chunk, cut=True) for chunk in rest]
         except Exception as error:
             _LOGGER.exception("Synthesis failed")
             self.scheduler.fail(request, JobError(SYNTHESIS_FAILED, f"Synthesis failed: {error}"))
             return []
 
-    def _voice(self, loaded: LoadedModel, request: SpeechRequest) -> Voice:
-        """The request's voice; one that fails to load is remembered as failed (not offered
-        until its file changes) and the language's default voice speaks instead, so the request
-        is still heard."""
+    def _shaper(self, request: SpeechRequest) -> ReplyShaper:
+        """The request's lead-in, pauses and rate, made at its first piece."""
+        if request.shaper is None:
+            speech = self.settings.speech
+            speed = request.speed if request.speed is not None else speech.speed_for(request.voice)
+            request.shaper = ReplyShaper(speech, speed)
+        return request.shaper
+
+    def _voice(self, loaded: LoadedModel, request: SpeechRequest, piece: Piece) -> Voice:
+        """The piece's voice; one that fails to load is remembered as failed (not offered
+        until its file changes) and the catalog's fallback speaks instead, so the request is
+        still heard."""
+        spec = piece.voice or request.voice
         try:
-            return loaded.voices.get(request.voice)
+            return loaded.voices.get(spec)
         except Exception as error:
-            self._failures.record(request.voice, str(error))
-            fallback = self._catalog.default_for(request.voice.language)
-            if fallback == request.voice:
+            fallback = self._catalog.report_failure(spec, str(error))
+            if fallback is None:
                 raise
-            _LOGGER.warning(
-                "Voice %s cannot load (%s): using %s", request.voice.name, error, fallback.name
-            )
-            request.voice = fallback
+            if piece.voice is None:
+                request.voice = fallback
             return loaded.voices.get(fallback)
 
-    def _speak(self, model: TTSModel, voice: Voice, text: str, request: SpeechRequest) -> None:
-        """Generate `text`, emitting audio as pocket-tts decodes it."""
+    def _speak(
+        self, model: TTSModel, voice: Voice, text: str, request: SpeechRequest, rate: float
+    ) -> None:
+        """Generate `text`, emitting audio (shaped: lead-in, pause, rate) as pocket-tts decodes
+        it."""
         started = time.monotonic()
         chunks = samples = 0
+        shaper = self._shaper(request)
+        shaper.gain = voice.gain
         stream = model.generate_audio_stream(voice.state, text, stop=request.stop)
         try:
+            request.emit(shaper.begin(rate))
             for audio in stream:
                 if request.stop.is_set():
                     break
-                request.emit(to_pcm16(audio, voice.gain))
+                request.emit(shaper.audio(audio))
                 chunks += 1
                 samples += audio.shape[-1]
+            if not request.stop.is_set():
+                request.emit(shaper.end())
         except BaseException:
             request.stop.set()
             raise
@@ -187,10 +207,6 @@ class Engine:
             samples / model.sample_rate,
             time.monotonic() - started,
         )
-
-
-class _Chunk(str):
-    """Text pocket-tts has already cut: spoken as it is when its turn comes."""
 
 
 def _chunks(model: TTSModel, text: str) -> list[str]:
@@ -216,8 +232,8 @@ def _chunks(model: TTSModel, text: str) -> list[str]:
 
 
 def _between_words(tokenizer: Tokenizer, text: str) -> list[str]:
-    """`text` in runs of whole words of at most `MAX_PIECE_TOKENS` tokens each (one word
-    longer than that stays whole)."""
+    """`text` in runs of whole words of at most `MAX_PIECE_TOKENS` tokens each; a single word
+    longer than that (no spaces to cut at) is cut between characters."""
 
     def size(words: list[str]) -> int:
         return int(tokenizer(" ".join(words))[0].numel())
@@ -227,14 +243,26 @@ def _between_words(tokenizer: Tokenizer, text: str) -> list[str]:
     pieces: list[str] = []
     words = text.split()
     while words:
-        # The longest run of words that fits, by bisection on the word count.
-        low, high = 1, len(words)
-        while low < high:
-            middle = (low + high + 1) // 2
-            if size(words[:middle]) <= MAX_PIECE_TOKENS:
-                low = middle
-            else:
-                high = middle - 1
-        pieces.append(" ".join(words[:low]))
-        words = words[low:]
+        fits = _longest_fit(len(words), lambda count, words=words: size(words[:count]))
+        if fits:
+            pieces.append(" ".join(words[:fits]))
+            words = words[fits:]
+            continue
+        word = words.pop(0)
+        while word:
+            cut = max(1, _longest_fit(len(word), lambda count, word=word: size([word[:count]])))
+            pieces.append(word[:cut])
+            word = word[cut:]
     return pieces
+
+
+def _longest_fit(most: int, size: Callable[[int], int]) -> int:
+    """The largest count in 0..`most` whose `size` is within the bound (sizes grow with it)."""
+    low, high = 0, most
+    while low < high:
+        middle = (low + high + 1) // 2
+        if size(middle) <= MAX_PIECE_TOKENS:
+            low = middle
+        else:
+            high = middle - 1
+    return low

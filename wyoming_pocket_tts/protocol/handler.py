@@ -246,7 +246,7 @@ class TtsEventHandler(AsyncEventHandler):
             error = JobError(errors.BAD_REQUEST, "synthesize needs a text string")
             self._scheduler.cancel(request, error)
             return
-        await self._intake.speak_text(request, raw)
+        await self._intake.speak_text(request, raw, ssml=_is_ssml(data))
 
     def _start_stream(self, data: dict[str, Any]) -> None:
         if self._stream is not None:
@@ -254,7 +254,7 @@ class TtsEventHandler(AsyncEventHandler):
             self._end_stream()
         reply = self._open(data, streaming=True)
         assert reply.request is not None
-        self._stream = (reply, self._intake.stream(reply.request))
+        self._stream = (reply, self._intake.stream(reply.request, ssml=_is_ssml(data)))
         self._last_text = self._loop.time()
 
     async def _stream_chunk(self, data: dict[str, Any]) -> None:
@@ -307,6 +307,11 @@ def _socket_error(sock: socket.socket | None) -> int:
         return sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
     except OSError as error:
         return error.errno or -1
+
+
+def _is_ssml(data: dict[str, Any]) -> bool:
+    """Wyoming 1.10's `text_format: ssml` (Home Assistant never sends it; other clients may)."""
+    return data.get("text_format") == "ssml"
 
 
 def _voice_request(data: dict[str, Any]) -> tuple[str | None, str | None]:

@@ -263,11 +263,27 @@ class VoiceCatalog:
             return fallback
         reason = self.failures.reason(spec)
         if reason is not None:
-            fallback = self.default_for(spec.language)
-            if fallback is not spec:
-                _LOGGER.warning("Voice %s cannot load (%s): using %s", name, reason, fallback.name)
-                return fallback
+            return self._fallback(spec, reason) or spec
         return spec
+
+    def report_failure(self, spec: VoiceSpec, reason: str) -> VoiceSpec | None:
+        """The engine could not load `spec`: remember it (not offered until its file changes)
+        and return the voice that speaks instead, or None when `spec` is its language's
+        default (then nothing can)."""
+        self.failures.record(spec, reason)
+        return self._fallback(spec, reason)
+
+    def _fallback(self, spec: VoiceSpec, reason: str) -> VoiceSpec | None:
+        """The one rule for a voice that cannot load: its language's default speaks instead."""
+        fallback = self.default_for(spec.language)
+        if fallback == spec:
+            return None
+        _LOGGER.warning("Voice %s cannot load (%s): using %s", spec.name, reason, fallback.name)
+        return fallback
+
+    def served_language(self, language: str) -> str | None:
+        """The configured code that serves `language` (`fr-FR` -> `fr`), if one does."""
+        return next((code for code in self.languages if same_language(language, code)), None)
 
     def _default_of(self, language: object) -> VoiceSpec:
         if isinstance(language, str):
