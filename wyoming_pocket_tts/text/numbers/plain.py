@@ -1,0 +1,149 @@
+"""Plain numbers and what is left: ordinals, ranges, products, pairs, cardinals, symbols."""
+
+from __future__ import annotations
+
+import re
+
+from .amounts import VULGAR_FRACTIONS
+from .context import SPACE, Context, Pass, after, alternation, before, place
+from .spelling import apply_fixes, compile_fixes
+
+SYMBOLS = "%€$£°℃℉−½¼¾⅓⅔⅛"  # noqa: RUF001
+"""Characters that are read even without a digit next to them."""
+
+
+def ordinal(c: Context) -> Pass | None:
+    """ "1st", "2e", "1er", "3ª", "21º"."""
+    lang = c.language
+    if not lang.ordinal_suffixes:
+        return None
+    feminine = compile_fixes(lang.feminine_ordinal)
+    pattern = rf"(?=[0-9])(?<![0-9.,])([0-9]+)({alternation(lang.ordinal_suffixes)})(?![\w])"
+
+    def read(match: re.Match[str]) -> str:
+        number, suffix = int(match.group(1)), match.group(2)
+        if number == 1 and suffix in lang.first_ordinals:
+            words = lang.first_ordinals[suffix]
+        else:
+            words = c.words.spell.ordinal(number)
+            if lang.ordinal_suffixes.get(suffix) == "f":
+                words = apply_fixes(words, feminine)
+        return place(match, words)
+
+    return c.compile(pattern, read)
+
+
+def ordinal_dot(c: Context) -> Pass | None:
+    """German "am 1. Mai", "der 3. Platz": an ordinal after a cue word."""
+    lang = c.language
+    if not lang.ordinal_dot_cues:
+        return None
+    cues = alternation(lang.ordinal_dot_cues)
+    pattern = rf"(?i:\b({cues}))\s([0-9]{{1,3}})\.(?=\s+[^\W\d_])"
+
+    def read(match: re.Match[str]) -> str:
+        cue = match.group(1)
+        return f"{cue} {c.words.inflected_ordinal(int(match.group(2)), cue)}"
+
+    return c.compile(pattern, read)
+
+
+def _joined(c: Context, match: re.Match[str], word: str) -> str:
+    words = c.words
+    first = words.number_words(words.parse(match.group(1)))
+    last = words.number_words(words.parse(match.group(2)))
+    return place(match, f"{first} {word} {last}")
+
+
+def range_dash(c: Context) -> Pass:
+    """ "5–10", "5 — 10": an en or em dash between numbers."""  # noqa: RUF002
+    pattern = rf"({c.signed}){SPACE}[–—]{SPACE}({c.signed})"  # noqa: RUF001
+    return c.compile(pattern, lambda match: _joined(c, match, c.language.range_word))
+
+
+def range_hyphen(c: Context) -> Pass:
+    """ "5-10", "5 - 10"."""
+    pattern = rf"({c.signed}) ?- ?({c.num})"
+    return c.compile(pattern, lambda match: _joined(c, match, c.language.range_word))
+
+
+def product(c: Context) -> Pass:
+    """ "5*3", "5 × 3"."""  # noqa: RUF002
+    pattern = rf"({c.signed}) ?[*\u00d7] ?({c.signed})"
+    return c.compile(pattern, lambda match: _joined(c, match, c.language.times_word))
+
+
+def pair(c: Context) -> Pass:
+    """ "2:1" (a score or ratio), "24/7"."""
+    pattern = r"(?=[0-9])([0-9]+)([:/])([0-9]+)"
+
+    def read(match: re.Match[str]) -> str:
+        words = c.words
+        first = words.cardinal(int(match.group(1)))
+        last = words.cardinal(int(match.group(3)))
+        joiner = f" {c.language.ratio_word} " if match.group(2) == ":" else " "
+        return place(match, first + joiner + last)
+
+    return c.compile(pattern, read)
+
+
+def _next_gender(c: Context, match: re.Match[str]) -> str | None:
+    """The gender of the noun right after a number, if the tables know it."""
+    lang = c.language
+    following = re.match(r" ([^\W\d_]+)", after(match))
+    if following is None:
+        return None
+    word = following.group(1)
+    if word.lower() in lang.feminine_nouns:
+        return "f"
+    if lang.nouns_are_capitalised and word[0].isupper():
+        return "m"
+    return None
+
+
+def cardinal(c: Context) -> Pass:
+    """Any other number: a year after a cue word, digits when it starts with 0 or is long."""
+    lang = c.language
+
+    def read(match: re.Match[str]) -> str:
+        text = match.group()
+        words = c.words
+        if text.isdigit() and ((len(text) > 1 and text[0] == "0") or len(text) >= 10):
+            return place(match, words.spell.digits(text))
+        number = words.parse(text)
+        if (
+            lang.year_cues
+            and text.isdigit()
+            and len(text) == 4
+            and 1000 <= number.whole < 2100
+            and (previous := re.search(r"(\w+)\W{0,2}$", before(match)))
+            and previous.group(1).lower() in lang.year_cues
+        ):
+            return place(match, words.year(number.whole))
+        return place(match, words.number_words(number, _next_gender(c, match)))
+
+    return c.compile(c.signed, read)
+
+
+def symbol(c: Context) -> Pass:
+    """A unit or currency sign with no number: "°", "€", "%"; the minus sign."""
+
+    def read(match: re.Match[str]) -> str:
+        sign = match.group()
+        if sign == "\u2212":
+            return place(match, c.language.minus)
+        if sign in c.currencies:
+            return place(match, c.currencies[sign].major.plural)
+        if sign in VULGAR_FRACTIONS:
+            return sign
+        noun = c.units.get(sign)
+        return place(match, noun.plural if noun else "")
+
+    return c.compile(f"[{SYMBOLS}]", read)
+
+
+def digit(c: Context) -> Pass:
+    """A digit every other pass left: said alone, so none reaches the model."""
+    return c.compile(
+        r"[0-9]", lambda match: place(match, c.words.spell.cardinal(int(match.group())))
+    )
