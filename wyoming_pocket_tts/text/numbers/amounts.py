@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 
-from .context import DASHES, SPACE, Context, Pass, alternation, place
-from .tables import Currency
+from .context import DASHES, SPACE, Context, Pass, after, alternation, before, place
+from .spelling import apply_fixes, compile_fixes
+from .tables import Currency, Noun
 from .words import Number
 
 VULGAR_FRACTIONS = {"½": "1/2", "¼": "1/4", "¾": "3/4", "⅓": "1/3", "⅔": "2/3", "⅛": "1/8"}
@@ -69,9 +70,16 @@ def with_unit(c: Context) -> Pass:
         r"(?![^\W\d_]|[0-9/²³])"
     )
 
+    feminine = compile_fixes(c.language.feminine_ordinal)
+
     def read(match: re.Match[str]) -> str:
         noun = c.units[match.group(3)]
         words = c.words
+        if match.group(3) == "°" and not match.group(2) and _is_ordinal_sign(c, match):
+            ordinal = words.spell.ordinal(int(match.group(1)))
+            if c.gender(match) == "f":
+                ordinal = apply_fixes(ordinal, feminine)
+            return place(match, ordinal)
         spoken = words.counted(words.parse(match.group(2) or match.group(1)), noun)
         if match.group(2):
             first = words.number_words(words.parse(match.group(1)), noun.gender)
@@ -81,21 +89,80 @@ def with_unit(c: Context) -> Pass:
     return c.compile(pattern, read)
 
 
+def _is_ordinal_sign(c: Context, match: re.Match[str]) -> bool:
+    """Italian "al 2° piano": "°" between a determiner and a noun marks an ordinal."""
+    cues = c.language.ordinal_sign_cues
+    previous = re.search(r"(\w+)\W?$", before(match))
+    return (
+        bool(cues)
+        and match.group(1).isdigit()
+        and previous is not None
+        and previous.group(1).lower() in cues
+        and c.gender(match) is not None
+    )
+
+
 def fraction(c: Context) -> Pass:
-    """ "1/2", "3/4", "1 1/2 cups"."""
-    pattern = r"(?=[0-9])(?<![0-9.,/])(?:([0-9]+) )?([1-9])/([2-9]|10)(?![0-9/]|[.,][0-9])"
+    """ "1/2", "3/4", "1 1/2 cups", "1/2 kg" ("medio kilogramo"), "1/2 Liter" ("ein halber")."""
+    pattern = (
+        r"(?=[0-9])(?<![0-9.,/])(?:([0-9]+) )?([1-9])/([2-9]|10)(?![0-9/]|[.,][0-9])"
+        rf"(?:{SPACE}({alternation(c.units)})(?![^\W\d_]|[0-9/²³]))?"
+    )
+    lang, words = c.language, c.words
 
     def read(match: re.Match[str]) -> str:
         whole, numerator, denominator = match.group(1), int(match.group(2)), int(match.group(3))
         if numerator >= denominator:
             return match.group()
-        lang, words = c.language, c.words
-        noun = lang.fractions.get(denominator) or words.fraction_noun(denominator)
-        spoken = words.counted(Number("", numerator), noun)
-        if whole and numerator == 1 and lang.mixed_one:
-            spoken = f"{lang.mixed_one} {noun.singular}"
+        unit = c.units[match.group(4)] if match.group(4) else None
+        gender = unit.gender + c.case(match) if unit else c.gender(match)
         if whole:
-            spoken = f"{words.cardinal(int(whole))} {lang.and_word} {spoken}"
-        return place(match, spoken)
+            return place(match, _mixed(c, int(whole), numerator, denominator, unit))
+        if numerator == 1 and denominator == 2 and gender is not None and lang.half:
+            half = lang.half.get(gender) or lang.half.get(gender.split(".")[0], "")
+            if half.endswith(" a") and _vowel_next(unit.singular if unit else after(match)):
+                half += "n"
+            return place(match, f"{half} {unit.singular}" if unit else half)
+        noun = lang.fractions.get(denominator) or words.fraction_noun(denominator)
+        if numerator == 1 and denominator == 2 and lang.half.get(""):
+            spoken = lang.half[""]
+        elif numerator == 1 and lang.fraction_one:
+            spoken = f"{lang.fraction_one} {noun.singular}"
+        else:
+            spoken = words.counted(Number("", numerator), noun)
+        if gender is not None and lang.fraction_of and _needs_of(lang.fraction_of, after(match)):
+            spoken += f" {lang.fraction_of}"
+        return place(match, f"{spoken} {unit.singular}" if unit else spoken)
 
     return c.compile(pattern, read)
+
+
+def _needs_of(of: str, rest: str) -> bool:
+    """ "tres cuartos de hora", not "de de hora" nor "de d'heure" (elided: left as written)."""
+    word = rest.strip().lower()
+    return not word.startswith((of + " ", "d'", "d’")) and not (  # noqa: RUF001
+        of == "de" and word[:1] in "aeiouhéè"
+    )
+
+
+def _vowel_next(text: str) -> bool:
+    """English "half an hour", "half an inch" but "half a euro", "half a unit"."""
+    word = text.strip().lower()
+    return word.startswith(("a", "e", "i", "o", "hour")) and not word.startswith(("eu", "one"))
+
+
+def _mixed(c: Context, whole: int, numerator: int, denominator: int, unit: Noun | None) -> str:
+    """ "1 1/2": "one and a half"; with a unit "una hora y media", "one and a half hours"."""
+    lang, words = c.language, c.words
+    if unit and numerator == 1 and denominator == 2 and lang.half_after:
+        half = lang.half_after.get(unit.gender, lang.half_after["m"])
+        return f"{words.counted(Number('', whole), unit)} {lang.and_word} {half}"
+    noun = lang.fractions.get(denominator) or words.fraction_noun(denominator)
+    if numerator == 1 and lang.mixed_one:
+        part = f"{lang.mixed_one} {noun.singular}"
+    elif numerator == 1 and lang.fraction_one:
+        part = f"{lang.fraction_one} {noun.singular}"
+    else:
+        part = words.counted(Number("", numerator), noun)
+    spoken = f"{words.cardinal(whole)} {lang.and_word} {part}"
+    return f"{spoken} {unit.plural}" if unit else spoken

@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from .agreement import Agreement
 from .tables import Currency, Language, Noun
 from .words import Words
 
@@ -93,6 +94,7 @@ class Context:
     def __init__(self, language: Language) -> None:
         self.language = language
         self.words = Words(language)
+        self.agreement = Agreement(language.genders)
         self.months = {month.lower(): index for index, month in enumerate(language.months, 1)}
         self.units: dict[str, Noun] = {
             **{
@@ -120,6 +122,14 @@ class Context:
         sign = r"(?:(?<![\w.,:/+\-\u2212])[-+]|\u2212)?"
         self.signed = rf"{LEAD}{sign}{self.num}"
         """A number with its sign, when the sign is not a hyphen after a word."""
+
+    def gender(self, match: re.Match[str]) -> str | None:
+        """Gender (and German case) of the noun counted by the number `match` found."""
+        return self.agreement.of(before(match), after(match))
+
+    def case(self, match: re.Match[str]) -> str:
+        """ ".acc", ".dat" or "": the German case the word before `match` calls for."""
+        return self.agreement.case(before(match))
 
     def compile(self, pattern: str, handle: Handler) -> Pass:
         """A pass from its pattern and handler."""

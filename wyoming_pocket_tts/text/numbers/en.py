@@ -1,6 +1,6 @@
 """English reading tables."""
 
-from .tables import Abbreviation, Currency, Language, Noun, TimeWords
+from .tables import Abbreviation, Currency, Genders, Language, Noun, TimeWords
 
 A = Abbreviation
 MONTHS = (
@@ -150,6 +150,34 @@ LANGUAGE = Language(
         }
         | {month.lower() for month in MONTHS}
     ),
+    genders=Genders(
+        not_nouns=frozenset(
+            [
+                "and",
+                "or",
+                "of",
+                "to",
+                "in",
+                "at",
+                "on",
+                "for",
+                "by",
+                "from",
+                "with",
+                "is",
+                "are",
+                "was",
+                "the",
+                "a",
+                "an",
+                "it",
+                "per",
+                "than",
+            ]
+        )
+    ),
+    half={"m": "half a"},
+    fraction_of="of a",
     fractions={
         2: Noun("half", "halves"),
         4: Noun("quarter", "quarters"),

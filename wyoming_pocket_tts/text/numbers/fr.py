@@ -1,8 +1,14 @@
 """French reading tables."""
 
-from .tables import Abbreviation, Currency, Language, Noun, TimeWords
+from .tables import Abbreviation, Currency, Genders, Language, Noun, TimeWords
 
 A = Abbreviation
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
 F = "f"
 
 LANGUAGE = Language(
@@ -137,57 +143,54 @@ LANGUAGE = Language(
     },
     feminine_ordinal=((r"premier$", "première"),),
     gender_fixes={F: ((r"\bun$", "une"),)},
-    feminine_nouns=frozenset(
-        {
-            "heure",
-            "heures",
-            "minute",
-            "minutes",
-            "seconde",
-            "secondes",
-            "fois",
-            "personne",
-            "personnes",
-            "semaine",
-            "semaines",
-            "année",
-            "années",
-            "journée",
-            "nuit",
-            "nuits",
-            "fenêtre",
-            "fenêtres",
-            "porte",
-            "portes",
-            "lampe",
-            "lampes",
-            "lumière",
-            "lumières",
-            "pièce",
-            "pièces",
-            "chambre",
-            "chambres",
-            "place",
-            "places",
-            "étape",
-            "étapes",
-            "tasse",
-            "tasses",
-            "cuillère",
-            "cuillères",
-            "ampoule",
-            "ampoules",
-            "prise",
-            "prises",
-            "alerte",
-            "alertes",
-            "notification",
-            "notifications",
-            "tâche",
-            "tâches",
-        }
+    genders=Genders(
+        endings=(
+            *((ending, F) for ending in ("tion", "sion", "té", "ette", "ence", "ance", "ure")),
+            *((ending, F) for ending in ("ade", "ude", "ie", "elle", "esse", "ine", "ise")),
+            *(("teur", "m"), ("eur", F), ("ée", F), ("ière", F), ("ique", F)),
+        ),
+        nouns={
+            **dict.fromkeys(
+                _words(
+                    "alarme alerte lampe fenêtre porte prise ampoule minute heure seconde "
+                    "semaine personne pièce chambre place étape tasse salle zone pompe caméra "
+                    "vanne enceinte chose fois nuit douche baignoire cave terrasse bouteille "
+                    "boîte lettre tâche note liste carte plante pile page image plage langue "
+                    "fin main faim eau peau mer souris part dent forêt clé télé photo radio moto "
+                    "vidéo météo auto livre date commande consigne valeur fête"
+                ),
+                F,
+            ),
+            **dict.fromkeys(
+                _words(
+                    "musée lycée trophée silence incendie parapluie génie magazine squelette "
+                    "domaine bonheur malheur honneur chauffe-eau été côté comité pâté traité "
+                    "millier million milliard"
+                ),
+                "m",
+            ),
+        },
+        singular=(("aux", "al"), ("eaux", "eau"), ("s", ""), ("x", "")),
+        before_noun=frozenset(
+            _words(
+                "nouveau nouvel nouvelle nouveaux nouvelles grand grande grands grandes petit "
+                "petite petits petites seul seule seuls seules autre autres dernier dernière "
+                "derniers dernières prochain prochaine bon bonne bons bonnes vieux vieil vieille "
+                "gros grosse beau bel belle mauvais mauvaise jeune même"
+            )
+        ),
+        not_nouns=frozenset(
+            _words(
+                "et ou ni de du des à au aux en dans avec par pour sur sous entre chez que qui "
+                "plus moins est sont il elle on le la les un une se me te ne pas déjà aussi "
+                "chaque mais comme quand si demain hier maintenant ici là dehors dedans"
+            )
+        ),
     ),
     singular_below_two=True,
+    half={"m": "un demi", F: "une demi"},
+    half_after={"m": "demi", F: "demie"},
+    fraction_of="de",
     fractions={
         2: Noun("demi", "demis"),
         3: Noun("tiers", "tiers"),

@@ -1,8 +1,14 @@
 """Italian reading tables."""
 
-from .tables import Abbreviation, Currency, Language, Noun, TimeWords
+from .tables import Abbreviation, Currency, Genders, Language, Noun, TimeWords
 
 A = Abbreviation
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
 F = "f"
 
 LANGUAGE = Language(
@@ -118,37 +124,69 @@ LANGUAGE = Language(
     ordinal_suffixes={"º": "m", "ª": "f"},
     feminine_ordinal=((r"o\b", "a"),),
     gender_fixes={"m": ((r"^uno$", "un"),), F: ((r"^uno$", "una"),)},
-    feminine_nouns=frozenset(
-        {
-            "ora",
-            "ore",
-            "persona",
-            "persone",
-            "volta",
-            "volte",
-            "settimana",
-            "settimane",
-            "notte",
-            "notti",
-            "finestra",
-            "finestre",
-            "porta",
-            "porte",
-            "lampada",
-            "lampade",
-            "luce",
-            "luci",
-            "stanza",
-            "stanze",
-            "tazza",
-            "tazze",
-            "bottiglia",
-            "bottiglie",
-            "notifica",
-            "notifiche",
-            "presa",
-            "prese",
-        }
+    genders=Genders(
+        endings=(
+            *((ending, F) for ending in ("zione", "zioni", "sione", "sioni", "ione", "tà", "tù")),
+            *((ending, F) for ending in ("ice", "ie", "a")),
+            *((ending, "m") for ending in ("one", "ore", "ori", "ale", "ile", "ante", "ente")),
+            *((ending, "m") for ending in ("ese", "ume", "o", "i")),
+            ("e", F),
+        ),
+        nouns={
+            **dict.fromkeys(
+                _words(
+                    "mano foto moto auto radio tv email mail app notte luce chiave parte gente "
+                    "mente sete neve carne classe frase base fonte rete torre nave voce pelle "
+                    "ora ore persona zona icona poltrona"
+                ),
+                F,
+            ),
+            **dict.fromkeys(
+                _words(
+                    "problema sistema programma tema clima cinema pigiama papa poeta pianeta "
+                    "schema telegramma diagramma dramma allarme mese nome fiume pane cane sole "
+                    "fiore padre mare latte ponte dente caffè tè piede cuore bicchiere milione"
+                ),
+                "m",
+            ),
+        },
+        singular=(("che", "ca"), ("ghe", "ga"), ("ie", "ia"), ("e", "a"), ("i", "o"), ("i", "e")),
+        before_noun=frozenset(
+            _words(
+                "nuovo nuova nuovi nuove grande grandi piccolo piccola piccoli piccole solo sola "
+                "unico unica buon buona altro altra altri altre ultimo ultima prossimo prossima "
+                "bel bella vecchio vecchia"
+            )
+        ),
+        not_nouns=frozenset(
+            _words(
+                "e o di del della dei delle a al alla alle ai in nel nella con per da dal dalla "
+                "su sul sulla tra fra che più meno è sono ci il lo la i gli le un una si mi ti "
+                "non già anche ogni ma come quando se oggi domani ieri adesso qui lì fuori dentro"
+            )
+        ),
+    ),
+    half={"m": "mezzo", F: "mezza"},
+    half_after={"m": "mezzo", F: "mezza"},
+    fraction_of="di",
+    ordinal_sign_cues=frozenset(
+        [
+            "il",
+            "lo",
+            "la",
+            "l",
+            "al",
+            "allo",
+            "alla",
+            "del",
+            "dello",
+            "della",
+            "nel",
+            "nello",
+            "nella",
+            "sul",
+            "dal",
+        ]
     ),
     fractions={2: Noun("mezzo", "mezzi")},
     fraction_rule="o>i",

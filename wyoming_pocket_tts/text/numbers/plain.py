@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from .amounts import VULGAR_FRACTIONS
-from .context import SPACE, Context, Pass, after, alternation, before, place
+from .context import SPACE, Context, Pass, alternation, before, place
 from .spelling import apply_fixes, compile_fixes
 
 SYMBOLS = "%€$£°℃℉−½¼¾⅓⅔⅛"  # noqa: RUF001
@@ -18,6 +18,7 @@ def ordinal(c: Context) -> Pass | None:
     if not lang.ordinal_suffixes:
         return None
     feminine = compile_fixes(lang.feminine_ordinal)
+    apocope = compile_fixes(lang.ordinal_apocope)
     pattern = rf"(?=[0-9])(?<![0-9.,])([0-9]+)({alternation(lang.ordinal_suffixes)})(?![\w])"
 
     def read(match: re.Match[str]) -> str:
@@ -28,6 +29,8 @@ def ordinal(c: Context) -> Pass | None:
             words = c.words.spell.ordinal(number)
             if lang.ordinal_suffixes.get(suffix) == "f":
                 words = apply_fixes(words, feminine)
+            elif apocope and (c.gender(match) or "").startswith("m"):
+                words = apply_fixes(words, apocope)  # "el 1.º piso" -> "el primer piso"
         return place(match, words)
 
     return c.compile(pattern, read)
@@ -87,20 +90,6 @@ def pair(c: Context) -> Pass:
     return c.compile(pattern, read)
 
 
-def _next_gender(c: Context, match: re.Match[str]) -> str | None:
-    """The gender of the noun right after a number, if the tables know it."""
-    lang = c.language
-    following = re.match(r" ([^\W\d_]+)", after(match))
-    if following is None:
-        return None
-    word = following.group(1)
-    if word.lower() in lang.feminine_nouns:
-        return "f"
-    if lang.nouns_are_capitalised and word[0].isupper():
-        return "m"
-    return None
-
-
 def cardinal(c: Context) -> Pass:
     """Any other number: a year after a cue word, digits when it starts with 0 or is long."""
     lang = c.language
@@ -120,7 +109,7 @@ def cardinal(c: Context) -> Pass:
             and previous.group(1).lower() in lang.year_cues
         ):
             return place(match, words.year(number.whole))
-        return place(match, words.number_words(number, _next_gender(c, match)))
+        return place(match, words.number_words(number, c.gender(match)))
 
     return c.compile(c.signed, read)
 

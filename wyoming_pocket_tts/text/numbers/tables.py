@@ -68,6 +68,33 @@ class TimeWords:
 
 
 @dataclass(frozen=True)
+class Genders:
+    """How to find the gender (and, in German, the case) of the noun a number counts.
+
+    The noun is the first word after the number that is not in `before_noun`; its gender comes
+    from `nouns` (exceptions) or else from the first of `endings` it ends with, or `default`.
+    """
+
+    endings: tuple[tuple[str, str], ...] = ()
+    """(ending, gender): the first ending a noun (or its singular) has decides; longest first."""
+    nouns: dict[str, str] = field(default_factory=dict)
+    """Nouns (lower case, singular) whose gender the endings get wrong or do not name."""
+    singular: tuple[tuple[str, str], ...] = ()
+    """Plural ending -> singular ending, tried in order to find a plural's entry in `nouns`."""
+    default: str | None = "m"
+    before_noun: frozenset[str] = frozenset()
+    """Words said between a number and its noun: adjectives ("nouvelle", "neue"), "de"."""
+    not_nouns: frozenset[str] = frozenset()
+    """Words that show no noun follows ("y", "de", "and"): the number stands alone."""
+    compounds: bool = False
+    """A compound's last part decides its gender ("Küchenfenster" like "Fenster")."""
+    capitalised_nouns: bool = False
+    """German: only a capitalised word is a noun; lower-case words before it are adjectives."""
+    cases: dict[str, str] = field(default_factory=dict)
+    """The word before a number -> the case it calls for ("mit" -> "dat", "hast" -> "acc")."""
+
+
+@dataclass(frozen=True)
 class Language:
     """Everything needed to read numbers aloud in one language."""
 
@@ -121,16 +148,27 @@ class Language:
     cardinal_fixes: tuple[Fix, ...] = ()
     """Fixes for num2words' gaps in plain cardinals."""
     ordinal_fixes: tuple[Fix, ...] = ()
-    feminine_nouns: frozenset[str] = frozenset()
-    """Common feminine nouns, so "1 heure" is "une heure" (lower case)."""
-    nouns_are_capitalised: bool = False
-    """German: any capitalised next word is a noun, so "1 Tag" is "ein Tag", not "eins Tag"."""
+    genders: Genders = field(default_factory=Genders)
+    """How the noun after a number is found and its gender told, for agreement."""
     year_cues: frozenset[str] = frozenset()
     """Words (lower case) after which a four-digit number is a year; empty: years are cardinals."""
     singular_below_two: bool = False
     """French: "1,5 degré" (singular below two); elsewhere only exactly one is singular."""
     fractions: dict[int, Noun] = field(default_factory=dict)
     """Denominator -> special fraction names ("half"); others come from the ordinal."""
+    half: dict[str, str] = field(default_factory=dict)
+    """ "1/2" before a noun, by the noun's gender (and German case): "media" hora, "einen
+    halben" Liter; the key "" is "1/2" alone where it differs from the counted form."""
+    half_after: dict[str, str] = field(default_factory=dict)
+    """The half said after a whole amount, by gender: "una hora y media", "un kilo y medio"."""
+    fraction_of: str = ""
+    """Said between a fraction and the unit it measures: "tres cuartos de kilogramo"."""
+    fraction_one: str = ""
+    """Dutch: the numerator one of a fraction ("een kwart"), not the numeral "één"."""
+    ordinal_apocope: tuple[Fix, ...] = ()
+    """Spanish: ordinals shortened before a masculine noun ("primer piso", "tercer piso")."""
+    ordinal_sign_cues: frozenset[str] = frozenset()
+    """Words before "2°" that make it an ordinal ("il 2° piano"), not degrees (lower case)."""
     mixed_one: str = ""
     """Said instead of "one" in a mixed number ("1 1/2" -> "one and a half")."""
     fraction_rule: str = "ordinal"

@@ -67,7 +67,8 @@ class Words:
     def _agree(self, words: str, gender: str | None) -> str:
         if gender is None:
             return words
-        return apply_fixes(words, self._gender_fixes.get(gender, ()))
+        fixes = self._gender_fixes.get(gender) or self._gender_fixes.get(gender.split(".")[0], ())
+        return apply_fixes(words, fixes)
 
     def cardinal(self, number: int, gender: str | None = None) -> str:
         if number >= _MAX_CARDINAL:
@@ -75,7 +76,9 @@ class Words:
         return self._agree(self.spell.cardinal(number), gender)
 
     def number_words(self, number: Number, gender: str | None = None) -> str:
-        """Words for a parsed number; `gender` makes integers agree with the noun they count."""
+        """Words for a parsed number; `gender` makes integers agree with the noun they count.
+
+        `gender` is 'm', 'f' or 'n', with the case after a dot in German ("m.acc")."""
         lang = self.language
         words = self.cardinal(number.whole, None if number.fraction else gender)
         if number.fraction:
