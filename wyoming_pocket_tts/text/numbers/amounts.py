@@ -9,6 +9,7 @@ from .spelling import apply_fixes, compile_fixes
 from .tables import Currency, Noun
 from .words import Number
 
+_ELIDED_OF = ("d'", "d\u2019")
 VULGAR_FRACTIONS = {"½": "1/2", "¼": "1/4", "¾": "3/4", "⅓": "1/3", "⅔": "2/3", "⅛": "1/8"}
 
 
@@ -89,6 +90,39 @@ def with_unit(c: Context) -> Pass:
     return c.compile(pattern, read)
 
 
+def unit_alone(c: Context) -> Pass:
+    """ "€/kWh", "per kWh", "le kWh", "in km/h": a unit with no number before it, in full."""
+    lang = c.language
+    spelled = [unit for unit in c.units if _is_symbol(unit)]
+    compound = [unit for unit in c.units if re.search(r"[/²³°µ]", unit) and len(unit) > 1]
+    cues = alternation(lang.unit_cues) if lang.unit_cues else "(?!)"
+    firsts = "".join(sorted({re.escape(cue[0] + cue[0].upper()) for cue in lang.unit_cues}))
+    units = "".join(sorted({re.escape(unit[0]) for unit in compound}))
+    pattern = (
+        rf"(?=[/{firsts}{units}])"
+        rf"(?:(?<![\w/])({alternation(compound)})"
+        rf"|/{SPACE}({alternation(c.units)})"
+        rf"|(?i:\b({cues}))[ \u00a0]({alternation(spelled)}))"
+        r"(?![^\W\d_]|[/²³])"
+    )
+
+    def read(match: re.Match[str]) -> str:
+        if match.group(1):
+            return place(match, c.units[match.group(1)].singular)
+        if match.group(2):
+            return place(match, f" {lang.per_word} {c.units[match.group(2)].singular}")
+        return place(match, f"{match.group(3)} {c.units[match.group(4)].singular}")
+
+    return c.compile(pattern, read)
+
+
+def _is_symbol(unit: str) -> bool:
+    """A unit no one would take for a word: "kWh", "°C", "km/h", "km" (not "bar", "min", "m")."""
+    if unit in {"km", "kg", "cm", "mm", "ml", "ppm", "ppb", "mph", "kph"}:
+        return True
+    return len(unit) > 1 and not (unit.isalpha() and unit.islower())
+
+
 def _is_ordinal_sign(c: Context, match: re.Match[str]) -> bool:
     """Italian "al 2° piano": "°" between a determiner and a noun marks an ordinal."""
     cues = c.language.ordinal_sign_cues
@@ -140,9 +174,8 @@ def fraction(c: Context) -> Pass:
 def _needs_of(of: str, rest: str) -> bool:
     """ "tres cuartos de hora", not "de de hora" nor "de d'heure" (elided: left as written)."""
     word = rest.strip().lower()
-    return not word.startswith((of + " ", "d'", "d’")) and not (  # noqa: RUF001
-        of == "de" and word[:1] in "aeiouhéè"
-    )
+    elided = word.startswith(_ELIDED_OF) or (of == "de" and word[:1] in "aeiouhéè")
+    return not word.startswith(of + " ") and not elided
 
 
 def _vowel_next(text: str) -> bool:

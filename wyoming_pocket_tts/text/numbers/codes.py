@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .context import Context, Pass, after, alternation, place
+from .context import SPACE, Context, Pass, after, alternation, place
 
 _NAME_NEXT = re.compile(r"\s+(?=[A-ZÀ-ÖØ-Þ])")
 
@@ -45,7 +45,12 @@ def phone(c: Context) -> Pass:
     pattern = (
         r"(?=[+(0-9])(?:(?<![\w+])\+[0-9]{1,3}(?:[ \-./]?\(?[0-9]{1,5}\)?){2,6}(?![0-9])"
         r"|(?<![\w])(?<![0-9] )\(?0[0-9]{1,4}\)?[ \-/][0-9]{2,}(?:[ \-][0-9]{2,})*(?![0-9])"
-        r"|(?<![\w(])\(?[0-9]{3}\)?[ .\-][0-9]{3}[ .\-][0-9]{4}(?![0-9]))"
+        r"|(?<![\w(])\(?[0-9]{3}\)?[ .\-][0-9]{3}[ .\-][0-9]{4}(?![0-9])"
+        + "".join(
+            rf"|(?<![\w.,])(?:{national})(?![0-9]|[.,][0-9]|{SPACE}[%€$£])"
+            for national in c.language.phone_patterns
+        )
+        + ")"
     )
 
     def read(match: re.Match[str]) -> str:
@@ -65,6 +70,24 @@ def phone(c: Context) -> Pass:
     return c.compile(pattern, read)
 
 
+def flight(c: Context) -> Pass:
+    """ "LH 1234", "KL1002": a two-letter code and 3-4 digits, read digit by digit."""
+    pattern = rf"(?=[A-Z])(?<![\w.])([A-Z]{{2}}) ?([0-9]{{3,4}})(?![0-9]|[.,][0-9]|{SPACE}[^\W\d_])"
+
+    def read(match: re.Match[str]) -> str:
+        return place(match, f"{match.group(1)} {c.words.spell.digits(match.group(2))}")
+
+    return c.compile(pattern, read)
+
+
+def symbol_word(c: Context) -> Pass | None:
+    """ "±", "§": signs said as words wherever they stand."""
+    signs = c.language.symbol_words
+    if not signs:
+        return None
+    return c.compile(f"[{''.join(signs)}]", lambda match: place(match, signs[match.group()]))
+
+
 def dotted(c: Context) -> Pass:
     """ "2.13.0", "192.168.1.10": number by number ("1.234.567" is left to plain numbers)."""
     pattern = r"(?=[0-9])(?<![0-9.,])[0-9]+(?:\.[0-9]+){2,}(?![0-9]|\.[0-9])"
@@ -74,6 +97,9 @@ def dotted(c: Context) -> Pass:
         if len(parts[0]) <= 3 and all(len(part) == 3 for part in parts[1:]):
             return match.group()
         words = c.words
+        if len(parts[0]) == 4 and 1900 <= int(parts[0]) < 2100:  # "2026.11.3": a year first
+            rest = " ".join(f"{c.language.dot_word} {words.cardinal(int(p))}" for p in parts[1:])
+            return place(match, f"{words.year(int(parts[0]))} {rest}")
         spoken = [
             words.spell.digits(part)
             if len(part) > 1 and part[0] == "0"

@@ -30,6 +30,7 @@ LANGUAGE = Language(
         "°F": Noun("grado Fahrenheit", "gradi Fahrenheit"),
         "°": Noun("grado", "gradi"),
         "%": Noun("per cento", "per cento"),
+        "‰": Noun("per mille", "per mille"),
         "W": Noun("watt", "watt"),
         "kW": Noun("kilowatt", "kilowatt"),
         "MW": Noun("megawatt", "megawatt"),
@@ -89,6 +90,7 @@ LANGUAGE = Language(
         "€": Currency(Noun("euro", "euro"), Noun("centesimo", "centesimi")),
         "$": Currency(Noun("dollaro", "dollari"), Noun("centesimo", "centesimi")),
         "£": Currency(Noun("sterlina", "sterline", F), Noun("penny", "pence")),
+        "¥": Currency(Noun("yen", "yen"), Noun("sen", "sen")),
         "CHF": Currency(
             Noun("franco svizzero", "franchi svizzeri"), Noun("centesimo", "centesimi")
         ),
@@ -191,6 +193,23 @@ LANGUAGE = Language(
     fractions={2: Noun("mezzo", "mezzi")},
     fraction_rule="o>i",
     text_fixes=((r"\buna ora\b", "un'ora"),),
+    symbol_words={"±": "più o meno", "§": "paragrafo"},
+    per_word="al",
+    unit_cues=frozenset(["al", "per", "il", "ogni"]),
+    sign_cues={
+        "aumento": "+",
+        "aumentato": "+",
+        "salito": "+",
+        "cresciuto": "+",
+        "di": "+",
+        "calo": "-",
+        "diminuito": "-",
+        "sceso": "-",
+    },
+    score_cues=frozenset(
+        ["risultato", "punteggio", "vinto", "perso", "vince", "perde", "vittoria", "sconfitta"]
+    ),
+    phone_patterns=(r"3[0-9]{2}[ .][0-9]{3}[ .][0-9]{3,4}",),
     abbreviations=(
         A("Sig.", "Signor", before_name=True),
         A("Sig.ra", "Signora", before_name=True),

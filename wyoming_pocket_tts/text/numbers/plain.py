@@ -8,7 +8,7 @@ from .amounts import VULGAR_FRACTIONS
 from .context import SPACE, Context, Pass, alternation, before, place
 from .spelling import apply_fixes, compile_fixes
 
-SYMBOLS = "%€$£°℃℉−½¼¾⅓⅔⅛"  # noqa: RUF001
+SYMBOLS = "%‰€$£¥°℃℉−½¼¾⅓⅔⅛"  # noqa: RUF001
 """Characters that are read even without a digit next to them."""
 
 
@@ -51,10 +51,34 @@ def ordinal_dot(c: Context) -> Pass | None:
     return c.compile(pattern, read)
 
 
+def unsaid_sign(c: Context) -> Pass | None:
+    """ "up +3.5%": the word says the direction, so the sign is not read ("up 3.5%")."""
+    cues = c.language.sign_cues
+    if not cues:
+        return None
+    pattern = rf"(?i:\b({alternation(cues)}))([ \u00a0]+)([-+\u2212])(?=[0-9])"
+
+    def read(match: re.Match[str]) -> str:
+        signs = cues[match.group(1).lower()]
+        sign = "-" if match.group(3) == "\u2212" else match.group(3)
+        return match.group(1) + match.group(2) + ("" if sign in signs else match.group(3))
+
+    return c.compile(pattern, read)
+
+
+def _is_score(c: Context, match: re.Match[str]) -> bool:
+    cues = c.language.score_cues
+    return bool(cues) and any(word in cues for word in re.findall(r"\w+", before(match).lower()))
+
+
 def _joined(c: Context, match: re.Match[str], word: str) -> str:
     words = c.words
     first = words.number_words(words.parse(match.group(1)))
     last = words.number_words(words.parse(match.group(2)))
+    if word == c.language.range_word and _is_score(c, match):  # "won 3-1", "stand 2-1"
+        return place(
+            match, c.language.score.format(first=first, ratio=c.language.ratio_word, last=last)
+        )
     return place(match, f"{first} {word} {last}")
 
 

@@ -19,21 +19,28 @@ PASSES: tuple[Callable[[Context], Pass | None], ...] = (
     amounts.vulgar_fraction,  # "1½" -> "1 1/2", read by `amounts.fraction`
     codes.abbreviation,  # before anything reads the number after "No." or "Nr."
     codes.number_sign,
+    codes.symbol_word,  # "±2 °C" -> "plus or minus 2 °C"
+    plain.unsaid_sign,  # "up +3.5%" -> "up 3.5%"
     dates.iso_date,
     dates.numeric_date,
     dates.day_month_dots,
     dates.day_month,
     dates.month_day,
     clock.twelve_hour,
+    clock.duration,  # "1 h 30 min" before "1 h" is read as one o'clock
+    clock.cycle,
+    clock.clock_range,
     clock.hour_letter,
     clock.clock_word,
     clock.clock,
     codes.phone,  # before money and units: "+49 170 1234567" holds no amount
+    codes.flight,  # "LH 1234" digit by digit
     amounts.money_before,
     amounts.money_after,
     codes.dotted,  # "2.13.0" before units: "2.13.0 m" is a version, not metres
     dates.decade,
     amounts.with_unit,
+    amounts.unit_alone,  # after amounts, so "0,38 €/kWh" keeps its "€" with the number
     plain.ordinal,
     plain.ordinal_dot,
     amounts.fraction,

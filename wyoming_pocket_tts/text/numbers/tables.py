@@ -183,8 +183,25 @@ class Language:
     ordinal_dot_default: str = ""
     clock_words: tuple[str, ...] = ()
     """Words after a number that make it a clock time ("14.30 Uhr")."""
-    hour_letter: bool = False
-    """French "14h30"."""
+    hour_letter: str = ""
+    """ "14h30" is a time: 'spaced' also allows "14 h 30" (French), 'glued' only "14h30"."""
+    cycles: dict[str, str] = field(default_factory=dict)
+    """French "24h/24", "7j/7": the letter -> the unit said ("heures"), with `cycle_word`."""
+    cycle_word: str = ""
+    phone_patterns: tuple[str, ...] = ()
+    """National numbers written without a leading 0 or +, as regexes ("612 345 678" in Spain)."""
+    symbol_words: dict[str, str] = field(default_factory=dict)
+    """Signs read as words wherever they stand: "±", "§"."""
+    per_word: str = ""
+    """Said for the "/" of "€/kWh"."""
+    unit_cues: frozenset[str] = frozenset()
+    """Words after which a unit standing alone is said in full ("per kWh", "le kWh")."""
+    sign_cues: dict[str, str] = field(default_factory=dict)
+    """Words that already say a change's direction -> the sign then left unsaid ("up +3%")."""
+    score_cues: frozenset[str] = frozenset()
+    """Words before "3-1" that make it a score (lower case)."""
+    score: str = "{first} {ratio} {last}"
+    """How a score is said."""
     decades: bool = False
     """English "1990s" -> "nineteen nineties"."""
     digits_separator: str = ", "

@@ -103,9 +103,10 @@ class Words:
             return number.whole < 2
         return number.whole == 1 and not number.fraction
 
-    def counted(self, number: Number, noun: Noun) -> str:
+    def counted(self, number: Number, noun: Noun, case: str = "") -> str:
+        """ "21 kWh" -> number and noun, agreeing; `case` is German's ".acc" or ".dat"."""
         name = noun.singular if self.is_singular(number) else noun.plural
-        return f"{self.number_words(number, noun.gender)} {name}"
+        return f"{self.number_words(number, noun.gender + case)} {name}"
 
     def parse(self, text: str) -> Number:
         return parse_number(text, self.language)
@@ -131,7 +132,16 @@ class Words:
         ending = lang.ordinal_dot_cues.get(word, lang.ordinal_dot_default)
         return self.spell.ordinal(number) + ending
 
-    def time(self, hour: int, minute: int, second: int | None, meridiem: str | None) -> str:
+    def time(
+        self,
+        hour: int,
+        minute: int,
+        second: int | None,
+        meridiem: str | None,
+        *,
+        unsure: bool = False,
+    ) -> str:
+        """A clock time; `unsure`: written "7:52", which a 12-hour clock says without AM/PM."""
         lang, clock = self.language, self.language.time
         if meridiem is not None:
             if not 1 <= hour <= 12:
@@ -159,7 +169,7 @@ class Words:
         if second:
             seconds = lang.units["s"]
             words += f" {clock.seconds_joiner} {self.counted(Number('', second), seconds)}"
-        if clock.twelve_hour and meridiem is not None:
+        if clock.twelve_hour and meridiem is not None and not unsure:
             words += " " + (clock.am if meridiem == "am" else clock.pm)
         return words
 
