@@ -27,16 +27,16 @@ def vulgar_fraction(c: Context) -> Pass:
 
 
 def _money(c: Context, match: re.Match[str], currency: Currency, amount: str) -> str:
-    words = c.words
+    words, case = c.words, c.case(match)
     number = words.parse(amount)
     major, minor = currency.major, currency.minor
     if number.fraction and len(number.fraction) > 2:
-        return place(match, words.counted(number, major))
+        return place(match, words.counted(number, major, case))
     cents = int(number.fraction.ljust(2, "0")) if number.fraction else 0
     whole = Number(number.sign, number.whole)
     if number.whole == 0 and cents:
-        return place(match, words.counted(Number(number.sign, cents), minor))
-    major_words = words.counted(whole, major)
+        return place(match, words.counted(Number(number.sign, cents), minor, case))
+    major_words = words.counted(whole, major, case)
     if not cents:
         return place(match, major_words)
     spoken = c.language.money_both.format(
@@ -81,7 +81,7 @@ def with_unit(c: Context) -> Pass:
             if c.gender(match) == "f":
                 ordinal = apply_fixes(ordinal, feminine)
             return place(match, ordinal)
-        spoken = words.counted(words.parse(match.group(2) or match.group(1)), noun)
+        spoken = words.counted(words.parse(match.group(2) or match.group(1)), noun, c.case(match))
         if match.group(2):
             first = words.number_words(words.parse(match.group(1)), noun.gender)
             spoken = f"{first} {c.language.range_word} {spoken}"
@@ -94,6 +94,7 @@ def unit_alone(c: Context) -> Pass:
     """ "€/kWh", "per kWh", "le kWh", "in km/h": a unit with no number before it, in full."""
     lang = c.language
     spelled = [unit for unit in c.units if _is_symbol(unit)]
+    worded = [unit for unit in c.units if not _is_symbol(unit)]  # "min": not before a word
     compound = [unit for unit in c.units if re.search(r"[/²³°µ]", unit) and len(unit) > 1]
     cues = alternation(lang.unit_cues) if lang.unit_cues else "(?!)"
     firsts = "".join(sorted({re.escape(cue[0] + cue[0].upper()) for cue in lang.unit_cues}))
@@ -101,14 +102,14 @@ def unit_alone(c: Context) -> Pass:
     pattern = (
         rf"(?=[/{firsts}{units}])"
         rf"(?:(?<![\w/])({alternation(compound)})"
-        rf"|/{SPACE}({alternation(c.units)})"
+        rf"|/{SPACE}({alternation(spelled)}|(?:{alternation(worded)})(?![ \u00a0][^\W\d_]))"
         rf"|(?i:\b({cues}))[ \u00a0]({alternation(spelled)}))"
         r"(?![^\W\d_]|[/²³])"
     )
 
     def read(match: re.Match[str]) -> str:
         if match.group(1):
-            return place(match, c.units[match.group(1)].singular)
+            return place(match, c.units[match.group(1)].plural)  # "in km/h"
         if match.group(2):
             return place(match, f" {lang.per_word} {c.units[match.group(2)].singular}")
         return place(match, f"{match.group(3)} {c.units[match.group(4)].singular}")

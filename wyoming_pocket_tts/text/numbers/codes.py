@@ -72,7 +72,11 @@ def phone(c: Context) -> Pass:
 
 def flight(c: Context) -> Pass:
     """ "LH 1234", "KL1002": a two-letter code and 3-4 digits, read digit by digit."""
-    pattern = rf"(?=[A-Z])(?<![\w.])([A-Z]{{2}}) ?([0-9]{{3,4}})(?![0-9]|[.,][0-9]|{SPACE}[^\W\d_])"
+    units = alternation([*c.units, *c.currencies])
+    pattern = (
+        rf"(?=[A-Z])(?<![\w.])([A-Z]{{2}}) ?([0-9]{{3,4}})"
+        rf"(?![0-9]|[.,][0-9]|{SPACE}(?:{units})(?![^\W\d_]))"
+    )
 
     def read(match: re.Match[str]) -> str:
         return place(match, f"{match.group(1)} {c.words.spell.digits(match.group(2))}")

@@ -192,7 +192,15 @@ LANGUAGE = Language(
     ),
     fractions={2: Noun("mezzo", "mezzi")},
     fraction_rule="o>i",
-    text_fixes=((r"\buna ora\b", "un'ora"),),
+    text_fixes=(
+        # "un'ora", "un'email", but "una e cinque", "una alla volta"
+        (
+            r"\buna (?=[aeiouàèéìòù])(?!(?:a|ad|al|all[aeo]?|agli|ai|e|ed|o|od|in|entro|oltre"
+            r"|ogni|ancora|anche|è|ha|ho|era|erano)\b)",
+            "un'",
+        ),
+        (r"\bun (?=s[^aeiouàèéìòù\s]|z|gn|ps|x)", "uno "),  # "uno studio", "uno zaino"
+    ),
     symbol_words={"±": "più o meno", "§": "paragrafo"},
     per_word="al",
     unit_cues=frozenset(["al", "per", "il", "ogni"]),

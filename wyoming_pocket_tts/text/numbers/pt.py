@@ -129,7 +129,8 @@ LANGUAGE = Language(
         endings=(
             *((ending, F) for ending in ("ção", "ções", "são", "sões", "dade", "dades")),
             *((ending, F) for ending in ("gem", "gens", "tude", "ie", "ice", "eza", "a", "as")),
-            *(("o", "m"), ("os", "m"), ("or", "m"), ("ão", "m"), ("ões", "m")),
+            *(("ião", F), ("iões", F), ("o", "m"), ("os", "m"), ("or", "m"), ("ão", "m")),
+            ("ões", "m"),
         ),
         nouns={
             **dict.fromkeys(
@@ -144,7 +145,7 @@ LANGUAGE = Language(
             **dict.fromkeys(
                 _words(
                     "dia mapa problema sistema programa tema clima idioma planeta sofá esquema "
-                    "telefonema pijama aroma diagrama"
+                    "telefonema pijama aroma diagrama avião pião"
                 ),
                 "m",
             ),
