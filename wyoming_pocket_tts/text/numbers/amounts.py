@@ -94,7 +94,9 @@ def unit_alone(c: Context) -> Pass:
     """ "€/kWh", "per kWh", "le kWh", "in km/h": a unit with no number before it, in full."""
     lang = c.language
     spelled = [unit for unit in c.units if _is_symbol(unit)]
-    worded = [unit for unit in c.units if not _is_symbol(unit)]  # "min": not before a word
+    worded = alternation(
+        unit for unit in c.units if not _is_symbol(unit)
+    )  # "/min", not before a word
     compound = [unit for unit in c.units if re.search(r"[/²³°µ]", unit) and len(unit) > 1]
     cues = alternation(lang.unit_cues) if lang.unit_cues else "(?!)"
     firsts = "".join(sorted({re.escape(cue[0] + cue[0].upper()) for cue in lang.unit_cues}))
@@ -102,9 +104,9 @@ def unit_alone(c: Context) -> Pass:
     pattern = (
         rf"(?=[/{firsts}{units}])"
         rf"(?:(?<![\w/])({alternation(compound)})"
-        rf"|/{SPACE}({alternation(spelled)}|(?:{alternation(worded)})(?![ \u00a0][^\W\d_]))"
-        rf"|(?i:\b({cues}))[ \u00a0]({alternation(spelled)}))"
-        r"(?![^\W\d_]|[/²³])"
+        rf"|/[ \u00a0\u202f]*({alternation(spelled)}|(?:{worded})(?![ \u00a0][^\W\d_]))"
+        rf"|(?i:\b({cues}))[ \u00a0]+({alternation(spelled)}))"
+        r"(?![^\W\d_]|[²³])"
     )
 
     def read(match: re.Match[str]) -> str:
@@ -118,9 +120,10 @@ def unit_alone(c: Context) -> Pass:
 
 
 def _is_symbol(unit: str) -> bool:
-    """A unit no one would take for a word: "kWh", "°C", "km/h", "km" (not "bar", "min", "m")."""
-    if unit in {"km", "kg", "cm", "mm", "ml", "ppm", "ppb", "mph", "kph"}:
-        return True
+    """A unit no one would take for a word: "kWh", "°C", "km/h" (not "bar", "min", "km").
+
+    Lower-case letters alone stay as written after "per" or "le": text of plain words without
+    digits or signs is never changed."""
     return len(unit) > 1 and not (unit.isalpha() and unit.islower())
 
 

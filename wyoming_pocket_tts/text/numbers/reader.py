@@ -40,7 +40,6 @@ PASSES: tuple[Callable[[Context], Pass | None], ...] = (
     codes.dotted,  # "2.13.0" before units: "2.13.0 m" is a version, not metres
     dates.decade,
     amounts.with_unit,
-    amounts.unit_alone,  # after amounts, so "0,38 €/kWh" keeps its "€" with the number
     plain.ordinal,
     plain.ordinal_dot,
     amounts.fraction,
@@ -51,8 +50,9 @@ PASSES: tuple[Callable[[Context], Pass | None], ...] = (
     plain.cardinal,
     plain.symbol,
     plain.digit,
+    amounts.unit_alone,  # "€/kWh", "per kWh": after every number has taken its own unit
 )
-"""The reading passes, in the order they run."""
+"""The reading passes, in the order they run; the docstring above says why this order."""
 
 
 class Reader:
