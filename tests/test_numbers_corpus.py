@@ -245,6 +245,10 @@ DE = [
     ("Um 7 Uhr klingelt 1 Wecker.", "Um sieben Uhr klingelt ein Wecker."),
     ("1 Kilowattstunde kostet 31 Cent.", "eine Kilowattstunde kostet einunddreißig Cent."),
     ("Öffnungszeiten: 8.30–12 Uhr.", "Öffnungszeiten: acht Uhr dreißig bis zwölf Uhr."),
+    (
+        "Die Spülmaschine ist in 1 1/2 Stunden fertig.",
+        "Die Spülmaschine ist in eineinhalb Stunden fertig.",
+    ),
 ]
 
 IT = [
@@ -370,6 +374,7 @@ PT = [
     ("O filtro foi trocado há 1 semana.", "O filtro foi trocado há uma semana."),
     ("Tem 1 reunião hoje.", "Tem uma reunião hoje."),
     ("Estão 300 mil pessoas sem luz.", "Estão trezentas mil pessoas sem luz."),
+    ("A farmácia está aberta 24h.", "A farmácia está aberta vinte e quatro horas."),
 ]
 
 ES = [
@@ -433,6 +438,7 @@ ES = [
     ("Se cambió el filtro hace 1 semana.", "Se cambió el filtro hace una semana."),
     ("Tienes 1 reunión hoy.", "Tienes una reunión hoy."),
     ("Hay 500 personas.", "Hay quinientas personas."),
+    ("La farmacia abre 24h.", "La farmacia abre veinticuatro horas."),
 ]
 
 NL = [
@@ -496,6 +502,8 @@ NL = [
     ("Open van 8.30–12 uur.", "Open van acht uur dertig tot twaalf uur."),
     ("Het zonnepaneel leverde 12,4 kWh.", "Het zonnepaneel leverde twaalf komma vier kilowattuur."),
     ("De trein van 7:52 rijdt niet.", "De trein van zeven uur tweeënvijftig rijdt niet."),
+    ("Het duurt 1 1/2 uur.", "Het duurt anderhalf uur."),
+    ("Nog 2 1/2 liter.", "Nog tweeënhalf liter."),
 ]
 
 CORPUS = {"en": EN, "fr": FR, "de": DE, "it": IT, "pt": PT, "es": ES, "nl": NL}

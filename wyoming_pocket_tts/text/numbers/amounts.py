@@ -188,12 +188,21 @@ def _vowel_next(text: str) -> bool:
     return word.startswith(("a", "e", "i", "o", "hour")) and not word.startswith(("eu", "one"))
 
 
+def _join_half(c: Context, word: str) -> str:
+    """Dutch "twee" + "enhalf" -> "tweeënhalf"."""
+    return re.sub(r"(?<=[ei])eenhalf$", "eënhalf", word) if c.language.code == "nl" else word
+
+
 def _mixed(c: Context, whole: int, numerator: int, denominator: int, unit: Noun | None) -> str:
     """ "1 1/2": "one and a half"; with a unit "una hora y media", "one and a half hours"."""
     lang, words = c.language, c.words
     if unit and numerator == 1 and denominator == 2 and lang.half_after:
         half = lang.half_after.get(unit.gender, lang.half_after["m"])
         return f"{words.counted(Number('', whole), unit)} {lang.and_word} {half}"
+    one, more = lang.mixed_half
+    if numerator == 1 and denominator == 2 and one:  # "eineinhalb Stunden", "tweeënhalf uur"
+        spoken = one if whole == 1 else _join_half(c, more.format(whole=words.cardinal(whole)))
+        return f"{spoken} {unit.plural}" if unit else spoken
     noun = lang.fractions.get(denominator) or words.fraction_noun(denominator)
     if numerator == 1 and lang.mixed_one:
         part = f"{lang.mixed_one} {noun.singular}"

@@ -99,8 +99,8 @@ def clock_range(c: Context) -> Pass | None:
 
 def _hour_and_minute(c: Context, match: re.Match[str]) -> str:
     hour = int(match.group(1))
-    if hour > 24:
-        return match.group()
+    if hour > 24 or (hour == 24 and not match.group(2)):
+        return match.group()  # "open 24h": hours, read with their unit
     return place(match, _time_words(c, match.group(1), match.group(2)))
 
 

@@ -232,6 +232,7 @@ LANGUAGE = Language(
         F: "eine halbe",
         "f.dat": "einer halben",
     },
+    mixed_half=("eineinhalb", "{whole}einhalb"),
     fractions={2: Noun("halb", "halbe", N)},
     fraction_rule="tel",
     ordinal_dot_cues={

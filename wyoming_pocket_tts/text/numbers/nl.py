@@ -266,6 +266,7 @@ LANGUAGE = Language(
     ),
     half={"m": "een halve", N: "een half", "": "een half"},
     fraction_one="een",
+    mixed_half=("anderhalf", "{whole}enhalf"),
     fractions={2: Noun("half", "halve", N), 4: Noun("kwart", "kwart", "n")},
     fraction_rule="ordinal",
     clock_words=("uur",),

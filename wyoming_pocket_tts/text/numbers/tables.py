@@ -161,6 +161,9 @@ class Language:
     halben" Liter; the key "" is "1/2" alone where it differs from the counted form."""
     half_after: dict[str, str] = field(default_factory=dict)
     """The half said after a whole amount, by gender: "una hora y media", "un kilo y medio"."""
+    mixed_half: tuple[str, str] = ("", "")
+    """German, Dutch: one and a half as one word, and the template for more: ("eineinhalb",
+    "{whole}einhalb"), ("anderhalf", "{whole}enhalf")."""
     fraction_of: str = ""
     """Said between a fraction and the unit it measures: "tres cuartos de kilogramo"."""
     fraction_one: str = ""
