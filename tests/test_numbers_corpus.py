@@ -169,6 +169,8 @@ FR = [
     ("M. Martin arrive dans 1 h.", "Monsieur Martin arrive dans une heure."),
     ("Il reste 1 place.", "Il reste une place."),
     ("Vous avez 1 message.", "Vous avez un message."),
+    ("Zone 1 activée.", "Zone un activée."),
+    ("Le Capteur 1 signale une fuite.", "Le Capteur un signale une fuite."),
 ]
 
 DE = [
@@ -315,6 +317,7 @@ IT = [
     ("Il Sig. Rossi arriva tra 10 min.", "Il Signor Rossi arriva tra dieci minuti."),
     ("Hai 1 studio da pulire.", "Hai uno studio da pulire."),
     ("C'è 1 zanzara.", "C'è una zanzara."),
+    ("Zona 1 attivata.", "Zona uno attivata."),
 ]
 
 PT = [
@@ -375,6 +378,7 @@ PT = [
     ("Tem 1 reunião hoje.", "Tem uma reunião hoje."),
     ("Estão 300 mil pessoas sem luz.", "Estão trezentas mil pessoas sem luz."),
     ("A farmácia está aberta 24h.", "A farmácia está aberta vinte e quatro horas."),
+    ("A janela 1 está aberta e a zona 1 ativada.", "A janela um está aberta e a zona um ativada."),
 ]
 
 ES = [
@@ -439,6 +443,9 @@ ES = [
     ("Tienes 1 reunión hoy.", "Tienes una reunión hoy."),
     ("Hay 500 personas.", "Hay quinientas personas."),
     ("La farmacia abre 24h.", "La farmacia abre veinticuatro horas."),
+    ("Zona 1 activada.", "Zona uno activada."),
+    ("Canal 21 seleccionado.", "Canal veintiuno seleccionado."),
+    ("Hay 2 abiertas y 1 cerrada.", "Hay dos abiertas y una cerrada."),
 ]
 
 NL = [

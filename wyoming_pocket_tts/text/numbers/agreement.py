@@ -14,6 +14,7 @@ from .tables import Genders
 
 _NEXT_WORD = re.compile(r"[ \u00a0\u202f]+([^\W\d_]+(?:['’\-][^\W\d_]+)*)")  # noqa: RUF001
 _LAST_WORD = re.compile(r"(\w+)\W*$")
+_WORD_BEFORE = re.compile(r"(?:^|([^\s])\s*)\b([^\W\d_]+)[ \u00a0]+$")
 _WORDS_LOOKED_AT = 4
 _GERMAN_ADJECTIVE = re.compile(r"\w+(?:e|er|es|en|em)$")
 
@@ -77,7 +78,20 @@ class Agreement:
         case = self._genders.cases.get(previous.group(1).lower(), "") if previous else ""
         return f".{case}" if case else ""
 
+    def names(self, before: str) -> bool:
+        """Whether the number after `before` names a thing ("Zona 1", "el Sensor 1")."""
+        found = _WORD_BEFORE.search(before)
+        if found is None:
+            return False
+        punctuation, word = found.groups()
+        if word.lower() in self._genders.labels:
+            return True
+        mid_sentence = punctuation is not None and punctuation not in ".!?:;"
+        return not self._genders.capitalised_nouns and word[0].isupper() and mid_sentence
+
     def of(self, before: str, after: str) -> str | None:
         """Gender and case of the noun a number counts: "f", "m.acc", or None (no noun)."""
+        if self.names(before):
+            return None
         gender = self.counted_gender(after)
         return None if gender is None else gender + self.case(before)

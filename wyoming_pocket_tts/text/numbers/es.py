@@ -135,6 +135,13 @@ LANGUAGE = Language(
         F: ((r"uno$", "una"), (r"ientos\b(?! mill)", "ientas")),
     },
     genders=Genders(
+        labels=frozenset(
+            _words(
+                "zona sala planta piso vía andén canal línea nivel fase puerta ventana luz "
+                "lámpara sensor habitación dormitorio baño cámara enchufe persiana grupo escena "
+                "número"
+            )
+        ),
         endings=(
             *((ending, F) for ending in ("ión", "iones", "dad", "dades", "tad", "tud", "umbre")),
             *((ending, F) for ending in ("ie", "sis", "a", "as")),

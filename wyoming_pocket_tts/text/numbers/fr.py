@@ -146,6 +146,12 @@ LANGUAGE = Language(
     feminine_ordinal=((r"premier$", "première"),),
     gender_fixes={F: ((r"\bun$", "une"),)},
     genders=Genders(
+        labels=frozenset(
+            _words(
+                "zone salle étage voie quai ligne canal niveau phase porte fenêtre lampe "
+                "lumière capteur chambre pièce prise volet groupe scène numéro"
+            )
+        ),
         endings=(
             *((ending, F) for ending in ("tion", "sion", "té", "ette", "ence", "ance", "ure")),
             *((ending, F) for ending in ("ade", "ude", "ie", "elle", "esse", "ine", "ise")),

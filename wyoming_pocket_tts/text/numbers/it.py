@@ -127,6 +127,12 @@ LANGUAGE = Language(
     feminine_ordinal=((r"o\b", "a"),),
     gender_fixes={"m": ((r"^uno$", "un"),), F: ((r"^uno$", "una"),)},
     genders=Genders(
+        labels=frozenset(
+            _words(
+                "zona stanza piano binario canale linea livello fase sala porta finestra luce "
+                "lampada sensore camera bagno presa tapparella gruppo scena numero"
+            )
+        ),
         endings=(
             *((ending, F) for ending in ("zione", "zioni", "sione", "sioni", "ione", "tà", "tù")),
             *((ending, F) for ending in ("ice", "ie", "a")),

@@ -126,6 +126,12 @@ LANGUAGE = Language(
     feminine_ordinal=((r"o\b", "a"),),
     gender_fixes={F: ((r"\bum$", "uma"), (r"\bdois$", "duas"), (r"entos\b(?! milh)", "entas"))},
     genders=Genders(
+        labels=frozenset(
+            _words(
+                "zona sala piso andar linha plataforma canal nível fase porta janela luz "
+                "lâmpada sensor quarto câmara tomada estore grupo cena número"
+            )
+        ),
         endings=(
             *((ending, F) for ending in ("ção", "ções", "são", "sões", "dade", "dades")),
             *((ending, F) for ending in ("gem", "gens", "tude", "ie", "ice", "eza", "a", "as")),

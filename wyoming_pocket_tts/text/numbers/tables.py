@@ -92,6 +92,9 @@ class Genders:
     """German: only a capitalised word is a noun; lower-case words before it are adjectives."""
     cases: dict[str, str] = field(default_factory=dict)
     """The word before a number -> the case it calls for ("mit" -> "dat", "hast" -> "acc")."""
+    labels: frozenset[str] = frozenset()
+    """Nouns a number names rather than counts ("zona 1 activada"): no agreement after them.
+    A capitalised word in mid-sentence ("el Sensor 1") is taken as such a name too."""
 
 
 @dataclass(frozen=True)
