@@ -171,6 +171,8 @@ FR = [
     ("Vous avez 1 message.", "Vous avez un message."),
     ("Zone 1 activée.", "Zone un activée."),
     ("Le Capteur 1 signale une fuite.", "Le Capteur un signale une fuite."),
+    ("Pause de 1 h 30 min.", "Pause d'une heure et trente minutes."),
+    ("Il ne reste que 1 place.", "Il ne reste qu'une place."),
 ]
 
 DE = [
@@ -264,7 +266,7 @@ IT = [
     ("Il treno delle 20:30 h è in ritardo.", "Il treno delle venti e trenta è in ritardo."),
     ("Timer: 1 h 30 min.", "Timer: un'ora e trenta minuti."),
     ("Aggiungi 1/2 litro di latte.", "Aggiungi mezzo litro di latte."),
-    ("Manca 1/2 ora.", "Manca mezza ora."),
+    ("Manca 1/2 ora.", "Manca mezz'ora."),
     ("Servono 1/2 kg di farina.", "Servono mezzo chilogrammo di farina."),
     ("Abito al 2° piano.", "Abito al secondo piano."),
     ("È la 1ª volta.", "È la prima volta."),

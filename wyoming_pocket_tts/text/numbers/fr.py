@@ -225,6 +225,10 @@ LANGUAGE = Language(
         "descendu": "-",
     },
     score_cues=frozenset(["score", "gagné", "perdu", "victoire", "défaite", "battu", "mène"]),
+    text_fixes=(
+        (r"\b([dD])e (?=une?\b)", r"\1'"),  # "pause d'une heure", not "de une"
+        (r"\b([qQ])ue (?=une?\b)", r"\1u'"),
+    ),
     abbreviations=(
         A("M.", "Monsieur", before_name=True),
         A("MM.", "Messieurs", before_name=True),

@@ -206,6 +206,7 @@ LANGUAGE = Language(
             "un'",
         ),
         (r"\bun (?=s[^aeiouàèéìòù\s]|z|gn|ps|x)", "uno "),  # "uno studio", "uno zaino"
+        (r"\b([mM])ezza ora\b", r"\1ezz'ora"),
     ),
     symbol_words={"±": "più o meno", "§": "paragrafo"},
     per_word="al",
