@@ -16,7 +16,7 @@ from typing import Any
 
 from wyoming_pocket_tts.text import numbers
 from wyoming_pocket_tts.text.cleanup import clean_for_speech
-from wyoming_pocket_tts.text.numbers.engine import Reader
+from wyoming_pocket_tts.text.numbers.reader import Reader
 
 CHARS = 5000
 TEMPLATES = {

@@ -698,6 +698,9 @@ _FRAGMENTS = [
     "06 12 34 56 78", "RTX 4090", "A4", "#1", "Dr.", "e.g.", "z. B.", "usw.", "ca.", "No.", "Nr.",
     "M.", "Mme", "am", "der", "in", "December", "Dezember", "décembre", "1999", "0", "007",
     "1234567890123456789012345", " ", " ", "\u00a0", ".", ",", ":", "/", "-", "*", "x", "Uhr", "h30",
+    "‰", "§", "¥", "±", "min", "1 h 30 min", "/kWh", "€/kWh", "per", "pro", "le", "LH 1234",
+    "2026.11.3", "1/2 Liter", "9–17 Uhr", "24h/24", "7j/7", "612 345 678", "20:30 h", "14h30",
+    "up", "+3.5%", "stand", "3-1", "2° piano", "al", "1.º", "piso", "Nachricht", "neue", "una",
 ]  # fmt: skip
 _LANGUAGE = st.sampled_from(sorted(LANGUAGES))
 _NUMERIC_TEXT = st.one_of(
@@ -707,6 +710,8 @@ _NUMERIC_TEXT = st.one_of(
     st.text(max_size=40),
 )
 _DIGIT = re.compile("[0-9]")
+_SIGN = re.compile("[%‰€$£¥°℃℉±§\u2212]")
+"""Signs that are always said in words."""
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -714,6 +719,7 @@ _DIGIT = re.compile("[0-9]")
 def test_no_digit_survives_and_reading_twice_changes_nothing(text: str, language: str) -> None:
     once = speak_numbers(text, language)
     assert not _DIGIT.search(once)
+    assert not _SIGN.search(once)
     assert speak_numbers(once, language) == once
 
 
@@ -905,4 +911,5 @@ def test_inputs_hypothesis_once_broke(text: str, language: str) -> None:
     """Glued abbreviations were expanded only on a second pass; num2words raised on huge ordinals."""
     once = speak_numbers(text, language)
     assert not _DIGIT.search(once)
+    assert not _SIGN.search(once)
     assert speak_numbers(once, language) == once

@@ -39,7 +39,7 @@ ANNOUNCEMENTS = {
         [
             "Il fait vingt et un virgule cinq degrés Celsius et quarante-huit pour cent d'humidité.",
             "Le minuteur sonne à quatorze heures trente.",
-            "Électricité : trente-huit centimes le kWh, par exemple Demain.",
+            "Électricité : trente-huit centimes le kilowattheure, par exemple Demain.",
         ],
     ),
     "de": (

@@ -1,7 +1,7 @@
 """Numbers, units, times, dates, money and abbreviations said as words, in seven languages.
 
 `speak_numbers(text, language)` rewrites text so that no digit and no unit or currency symbol
-reaches the model; Pocket-TTS is too small to read them itself. The engine is in `engine`,
+reaches the model; Pocket-TTS is too small to read them itself. The passes are listed in `reader`,
 each language's tables in its own module (`en`, `fr`, `de`, `it`, `pt`, `es`, `nl`).
 """
 
@@ -11,7 +11,7 @@ import re
 from functools import cache
 
 from . import de, en, es, fr, it, nl, pt
-from .engine import Reader
+from .reader import Reader
 from .tables import Language
 
 LANGUAGES: dict[str, Language] = {

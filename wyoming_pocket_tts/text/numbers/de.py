@@ -1,8 +1,14 @@
 """German reading tables."""
 
-from .tables import Abbreviation, Currency, Language, Noun, TimeWords
+from .tables import Abbreviation, Currency, Genders, Language, Noun, TimeWords
 
 A = Abbreviation
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
 F, N = "f", "n"
 
 LANGUAGE = Language(
@@ -24,6 +30,7 @@ LANGUAGE = Language(
         "°F": Noun("Grad Fahrenheit", "Grad Fahrenheit", N),
         "°": Noun("Grad", "Grad", N),
         "%": Noun("Prozent", "Prozent", N),
+        "‰": Noun("Promille", "Promille", N),
         "W": Noun("Watt", "Watt", N),
         "kW": Noun("Kilowatt", "Kilowatt", N),
         "MW": Noun("Megawatt", "Megawatt", N),
@@ -86,6 +93,7 @@ LANGUAGE = Language(
         "€": Currency(Noun("Euro", "Euro"), Noun("Cent", "Cent")),
         "$": Currency(Noun("Dollar", "Dollar"), Noun("Cent", "Cent")),
         "£": Currency(Noun("Pfund", "Pfund", N), Noun("Penny", "Pence")),
+        "¥": Currency(Noun("Yen", "Yen"), Noun("Sen", "Sen")),
         "CHF": Currency(Noun("Franken", "Franken"), Noun("Rappen", "Rappen")),
     },
     money_both="{major} {cents}",
@@ -118,36 +126,71 @@ LANGUAGE = Language(
     ordinal_suffixes={},
     gender_fixes={
         "m": ((r"^eins$", "ein"),),
+        "m.acc": ((r"^eins$", "einen"),),
+        "m.dat": ((r"^eins$", "einem"),),
         N: ((r"^eins$", "ein"),),
+        "n.dat": ((r"^eins$", "einem"),),
         F: ((r"^eins$", "eine"),),
+        "f.dat": ((r"^eins$", "einer"),),
     },
-    nouns_are_capitalised=True,
-    feminine_nouns=frozenset(
-        {
-            "stunde",
-            "minute",
-            "sekunde",
-            "woche",
-            "nacht",
-            "person",
-            "lampe",
-            "tür",
-            "fenster",
-            "tasse",
-            "flasche",
-            "packung",
-            "nachricht",
-            "meldung",
-            "aufgabe",
-            "runde",
-            "seite",
-            "etage",
-            "steckdose",
-            "birne",
-            "batterie",
-            "million",
-            "milliarde",
-        }
+    genders=Genders(
+        endings=(
+            *((ending, F) for ending in ("ung", "heit", "keit", "schaft", "ion", "tät", "ik")),
+            *((ending, F) for ending in ("ei", "ie", "ur", "enz", "anz", "e")),
+            *((ending, N) for ending in ("chen", "lein", "ment", "um", "nis", "o")),
+            *((ending, "m") for ending in ("ling", "ismus", "or", "er", "en")),
+        ),
+        nouns={
+            **dict.fromkeys(
+                _words(
+                    "nachricht zeit uhr tür nacht fahrt welt stadt hand wand schicht sicht "
+                    "kraft luft last post mail app person sms frau antwort"
+                ),
+                F,
+            ),
+            **dict.fromkeys(
+                _words(
+                    "fenster licht jahr zimmer haus gerät paket glas wasser kilo grad prozent "
+                    "stück mal auto tor bad bett buch ei spiel ziel system programm telefon "
+                    "handy update signal ventil fach feld geschoss stockwerk dach tablet pfund "
+                    "problem konto ticket video foto radio büro kabel thema"
+                ),
+                N,
+            ),
+            **dict.fromkeys(
+                _words(
+                    "tag monat termin alarm anruf raum kaffee käse name kunde junge gedanke "
+                    "platz stock zug bus flug gast schritt punkt satz eintrag kontakt akku film "
+                    "song euro cent moment sensor"
+                ),
+                "m",
+            ),
+        },
+        compounds=True,
+        capitalised_nouns=True,
+        not_nouns=frozenset(
+            _words(
+                "oder aber über unter wieder immer oben unten innen außen morgen gestern heute "
+                "weniger"
+            )
+        ),
+        cases={
+            **dict.fromkeys(
+                _words(
+                    "mit nach aus zu zur zum von vom bei beim seit vor in im binnen gegenüber außer"
+                ),
+                "dat",
+            ),
+            **dict.fromkeys(
+                _words(
+                    "für durch ohne gegen um hast hat habe haben habt gibt brauche brauchst "
+                    "braucht kostet stelle stell setze setz starte start erstelle trink trinke "
+                    "nimm nehme kaufe kauf bestelle bekommst bekommt bekomme erhältst erhält "
+                    "sende schicke"
+                ),
+                "acc",
+            ),
+        },
     ),
     year_cues=frozenset(
         {
@@ -180,6 +223,16 @@ LANGUAGE = Language(
             "winter",
         }
     ),
+    half={
+        "m": "ein halber",
+        "m.acc": "einen halben",
+        "m.dat": "einem halben",
+        N: "ein halbes",
+        "n.dat": "einem halben",
+        F: "eine halbe",
+        "f.dat": "einer halben",
+    },
+    mixed_half=("eineinhalb", "{whole}einhalb"),
     fractions={2: Noun("halb", "halbe", N)},
     fraction_rule="tel",
     ordinal_dot_cues={
@@ -203,6 +256,34 @@ LANGUAGE = Language(
     },
     ordinal_dot_default="r",
     clock_words=("Uhr",),
+    symbol_words={"±": "plus minus", "§": "Paragraf"},
+    per_word="pro",
+    unit_cues=frozenset(["pro", "je", "die", "der", "das"]),
+    sign_cues={
+        "um": "+",
+        "gestiegen": "+",
+        "steigt": "+",
+        "plus": "+",
+        "gefallen": "-",
+        "gesunken": "-",
+        "fällt": "-",
+        "sinkt": "-",
+        "minus": "-",
+    },
+    score_cues=frozenset(
+        [
+            "spielstand",
+            "stand",
+            "steht",
+            "endstand",
+            "ergebnis",
+            "gewonnen",
+            "verloren",
+            "gewinnt",
+            "verliert",
+            "führt",
+        ]
+    ),
     abbreviations=(
         A("z. B.", "zum Beispiel"),
         A("z.B.", "zum Beispiel"),

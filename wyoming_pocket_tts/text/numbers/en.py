@@ -1,6 +1,6 @@
 """English reading tables."""
 
-from .tables import Abbreviation, Currency, Language, Noun, TimeWords
+from .tables import Abbreviation, Currency, Genders, Language, Noun, TimeWords
 
 A = Abbreviation
 MONTHS = (
@@ -37,6 +37,7 @@ LANGUAGE = Language(
         "°F": Noun("degree Fahrenheit", "degrees Fahrenheit"),
         "°": Noun("degree", "degrees"),
         "%": Noun("percent", "percent"),
+        "‰": Noun("per mille", "per mille"),
         "W": Noun("watt", "watts"),
         "kW": Noun("kilowatt", "kilowatts"),
         "MW": Noun("megawatt", "megawatts"),
@@ -101,6 +102,7 @@ LANGUAGE = Language(
         "€": Currency(Noun("euro", "euros"), Noun("cent", "cents")),
         "$": Currency(Noun("dollar", "dollars"), Noun("cent", "cents")),
         "£": Currency(Noun("pound", "pounds"), Noun("penny", "pence")),
+        "¥": Currency(Noun("yen", "yen"), Noun("sen", "sen")),
         "CHF": Currency(Noun("Swiss franc", "Swiss francs"), Noun("centime", "centimes")),
     },
     money_both="{major} and {minor}",
@@ -150,6 +152,34 @@ LANGUAGE = Language(
         }
         | {month.lower() for month in MONTHS}
     ),
+    genders=Genders(
+        not_nouns=frozenset(
+            [
+                "and",
+                "or",
+                "of",
+                "to",
+                "in",
+                "at",
+                "on",
+                "for",
+                "by",
+                "from",
+                "with",
+                "is",
+                "are",
+                "was",
+                "the",
+                "a",
+                "an",
+                "it",
+                "per",
+                "than",
+            ]
+        )
+    ),
+    half={"m": "half a"},
+    fraction_of="of a",
     fractions={
         2: Noun("half", "halves"),
         4: Noun("quarter", "quarters"),
@@ -157,6 +187,27 @@ LANGUAGE = Language(
     fraction_rule="ordinal+s",
     mixed_one="a",
     decades=True,
+    symbol_words={"±": "plus or minus", "§": "section"},
+    per_word="per",
+    unit_cues=frozenset(["per", "a", "an", "each"]),
+    sign_cues={
+        "up": "+",
+        "rose": "+",
+        "risen": "+",
+        "gained": "+",
+        "increased": "+",
+        "climbed": "+",
+        "by": "+",
+        "down": "-",
+        "fell": "-",
+        "fallen": "-",
+        "lost": "-",
+        "dropped": "-",
+        "decreased": "-",
+    },
+    score_cues=frozenset(
+        ["score", "won", "lost", "beat", "leads", "leading", "trails", "draw", "drew", "final"]
+    ),
     abbreviations=(
         A("Mr.", "Mister"),
         A("Mrs.", "Missus"),

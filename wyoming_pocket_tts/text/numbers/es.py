@@ -1,8 +1,14 @@
 """Spanish reading tables."""
 
-from .tables import Abbreviation, Currency, Language, Noun, TimeWords
+from .tables import Abbreviation, Currency, Genders, Language, Noun, TimeWords
 
 A = Abbreviation
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
 F = "f"
 
 LANGUAGE = Language(
@@ -24,6 +30,7 @@ LANGUAGE = Language(
         "°F": Noun("grado Fahrenheit", "grados Fahrenheit"),
         "°": Noun("grado", "grados"),
         "%": Noun("por ciento", "por ciento"),
+        "‰": Noun("por mil", "por mil"),
         "W": Noun("vatio", "vatios"),
         "kW": Noun("kilovatio", "kilovatios"),
         "MW": Noun("megavatio", "megavatios"),
@@ -83,6 +90,7 @@ LANGUAGE = Language(
         "€": Currency(Noun("euro", "euros"), Noun("céntimo", "céntimos")),
         "$": Currency(Noun("dólar", "dólares"), Noun("centavo", "centavos")),
         "£": Currency(Noun("libra", "libras", F), Noun("penique", "peniques")),
+        "¥": Currency(Noun("yen", "yenes"), Noun("sen", "sen")),
         "CHF": Currency(Noun("franco suizo", "francos suizos"), Noun("céntimo", "céntimos")),
     },
     money_both="{major} con {cents}",
@@ -124,45 +132,82 @@ LANGUAGE = Language(
     cardinal_fixes=((r"\bveintiuno(?= mil\b)", "veintiún"), (r"\buno(?= mil\b)", "un")),
     gender_fixes={
         "m": ((r"\bveintiuno$", "veintiún"), (r"\buno$", "un")),
-        F: ((r"uno$", "una"), (r"ientos\b", "ientas")),
+        F: ((r"uno$", "una"), (r"ientos\b(?! mill)", "ientas")),
     },
-    feminine_nouns=frozenset(
-        {
-            "libra",
-            "libras",
-            "hora",
-            "horas",
-            "persona",
-            "personas",
-            "vez",
-            "veces",
-            "semana",
-            "semanas",
-            "noche",
-            "noches",
-            "ventana",
-            "ventanas",
-            "puerta",
-            "puertas",
-            "lámpara",
-            "lámparas",
-            "luz",
-            "luces",
-            "habitación",
-            "habitaciones",
-            "taza",
-            "tazas",
-            "botella",
-            "botellas",
-            "notificación",
-            "notificaciones",
-            "toma",
-            "tomas",
-        }
+    genders=Genders(
+        labels=frozenset(
+            _words(
+                "zona sala planta piso vía andén canal línea nivel fase puerta ventana luz "
+                "lámpara sensor habitación dormitorio baño cámara enchufe persiana grupo escena "
+                "número"
+            )
+        ),
+        endings=(
+            *((ending, F) for ending in ("ión", "iones", "dad", "dades", "tad", "tud", "umbre")),
+            *((ending, F) for ending in ("ie", "sis", "a", "as")),
+            *(("o", "m"), ("os", "m"), ("aje", "m"), ("or", "m"), ("ón", "m")),
+        ),
+        nouns={
+            **dict.fromkeys(
+                _words(
+                    "mano foto moto radio noche llave calle leche gente fuente nube clase parte "
+                    "suerte tarde frase base red luz vez voz paz cruz flor imagen sal piel miel "
+                    "señal razón sartén nieve torre carne muerte fiebre lente tele tos ley"
+                ),
+                F,
+            ),
+            **dict.fromkeys(
+                _words(
+                    "día mapa problema sistema programa tema clima idioma planeta sofá esquema "
+                    "dilema poema pijama aroma diagrama telegrama mediodía camión avión millón "
+                    "billón guion sarampión"
+                ),
+                "m",
+            ),
+        },
+        singular=(("iones", "ión"), ("ones", "ón"), ("ces", "z"), ("es", ""), ("s", "")),
+        before_noun=frozenset(
+            _words(
+                "mil nuevo nueva nuevos nuevas gran grandes pequeño pequeña pequeños pequeñas solo "
+                "sola único única buen buena mal mala otro otra otros otras último última "
+                "próximo próxima mismo misma"
+            )
+        ),
+        not_nouns=frozenset(
+            _words(
+                "y o u e ni de del a al en con por para que sin sobre entre hasta desde más "
+                "menos es son está están hay el la los las lo le les un una se me te nos ya no "
+                "sí también cada pero como cuando si hoy ayer ahora aquí allí fuera dentro"
+            )
+        ),
     ),
+    half={"m": "medio", F: "media"},
+    half_after={"m": "medio", F: "media"},
+    fraction_of="de",
+    ordinal_apocope=((r"^(prim|terc)ero$", r"\1er"), (r"(?<=\s)(prim|terc)ero$", r"\1er")),
+    ordinal_sign_cues=frozenset(["el", "la", "al", "del", "en", "su", "mi", "tu"]),
     fractions={2: Noun("medio", "medios"), 3: Noun("tercio", "tercios")},
     fraction_rule="ordinal+s",
     space_groups=True,
+    hour_letter="glued",
+    symbol_words={"±": "más o menos", "§": "párrafo"},
+    per_word="por",
+    unit_cues=frozenset(["por", "el", "cada"]),
+    sign_cues={
+        "subió": "+",
+        "aumentó": "+",
+        "subida": "+",
+        "aumento": "+",
+        "de": "+",
+        "bajó": "-",
+        "disminuyó": "-",
+        "bajada": "-",
+        "caída": "-",
+    },
+    score_cues=frozenset(
+        ["resultado", "marcador", "ganó", "perdió", "gana", "pierde", "victoria", "derrota"]
+    ),
+    phone_patterns=(r"[6-9][0-9]{2} [0-9]{3} [0-9]{3}", r"[6-9][0-9]{2}(?: [0-9]{2}){3}"),
     abbreviations=(
         A("Sr.", "Señor", before_name=True),
         A("Sra.", "Señora", before_name=True),

@@ -1,8 +1,14 @@
 """French reading tables."""
 
-from .tables import Abbreviation, Currency, Language, Noun, TimeWords
+from .tables import Abbreviation, Currency, Genders, Language, Noun, TimeWords
 
 A = Abbreviation
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
 F = "f"
 
 LANGUAGE = Language(
@@ -24,6 +30,7 @@ LANGUAGE = Language(
         "°F": Noun("degré Fahrenheit", "degrés Fahrenheit"),
         "°": Noun("degré", "degrés"),
         "%": Noun("pour cent", "pour cent"),
+        "‰": Noun("pour mille", "pour mille"),
         "W": Noun("watt", "watts"),
         "kW": Noun("kilowatt", "kilowatts"),
         "MW": Noun("mégawatt", "mégawatts"),
@@ -87,6 +94,7 @@ LANGUAGE = Language(
         "€": Currency(Noun("euro", "euros"), Noun("centime", "centimes")),
         "$": Currency(Noun("dollar", "dollars"), Noun("cent", "cents")),
         "£": Currency(Noun("livre", "livres", F), Noun("penny", "pence")),
+        "¥": Currency(Noun("yen", "yens"), Noun("sen", "sens")),
         "CHF": Currency(Noun("franc suisse", "francs suisses"), Noun("centime", "centimes")),
     },
     money_both="{major} {cents}",
@@ -137,57 +145,60 @@ LANGUAGE = Language(
     },
     feminine_ordinal=((r"premier$", "première"),),
     gender_fixes={F: ((r"\bun$", "une"),)},
-    feminine_nouns=frozenset(
-        {
-            "heure",
-            "heures",
-            "minute",
-            "minutes",
-            "seconde",
-            "secondes",
-            "fois",
-            "personne",
-            "personnes",
-            "semaine",
-            "semaines",
-            "année",
-            "années",
-            "journée",
-            "nuit",
-            "nuits",
-            "fenêtre",
-            "fenêtres",
-            "porte",
-            "portes",
-            "lampe",
-            "lampes",
-            "lumière",
-            "lumières",
-            "pièce",
-            "pièces",
-            "chambre",
-            "chambres",
-            "place",
-            "places",
-            "étape",
-            "étapes",
-            "tasse",
-            "tasses",
-            "cuillère",
-            "cuillères",
-            "ampoule",
-            "ampoules",
-            "prise",
-            "prises",
-            "alerte",
-            "alertes",
-            "notification",
-            "notifications",
-            "tâche",
-            "tâches",
-        }
+    genders=Genders(
+        labels=frozenset(
+            _words(
+                "zone salle étage voie quai ligne canal niveau phase porte fenêtre lampe "
+                "lumière capteur chambre pièce prise volet groupe scène numéro"
+            )
+        ),
+        endings=(
+            *((ending, F) for ending in ("tion", "sion", "té", "ette", "ence", "ance", "ure")),
+            *((ending, F) for ending in ("ade", "ude", "ie", "elle", "esse", "ine", "ise")),
+            *(("teur", "m"), ("eur", F), ("ée", F), ("ière", F), ("ique", F)),
+        ),
+        nouns={
+            **dict.fromkeys(
+                _words(
+                    "alarme alerte lampe fenêtre porte prise ampoule minute heure seconde "
+                    "semaine personne pièce chambre place étape tasse salle zone pompe caméra "
+                    "vanne enceinte chose fois nuit douche baignoire cave terrasse bouteille "
+                    "boîte lettre tâche note liste carte plante pile page image plage langue "
+                    "fin main faim eau peau mer souris part dent forêt clé télé photo radio moto "
+                    "vidéo météo auto livre date commande consigne valeur fête"
+                ),
+                F,
+            ),
+            **dict.fromkeys(
+                _words(
+                    "musée lycée trophée silence incendie parapluie génie magazine squelette "
+                    "domaine bonheur malheur honneur chauffe-eau été côté comité pâté traité "
+                    "millier million milliard"
+                ),
+                "m",
+            ),
+        },
+        singular=(("aux", "al"), ("eaux", "eau"), ("s", ""), ("x", "")),
+        before_noun=frozenset(
+            _words(
+                "nouveau nouvel nouvelle nouveaux nouvelles grand grande grands grandes petit "
+                "petite petits petites seul seule seuls seules autre autres dernier dernière "
+                "derniers dernières prochain prochaine bon bonne bons bonnes vieux vieil vieille "
+                "gros grosse beau bel belle mauvais mauvaise jeune même"
+            )
+        ),
+        not_nouns=frozenset(
+            _words(
+                "et ou ni de du des à au aux en dans avec par pour sur sous entre chez que qui "
+                "plus moins est sont il elle on le la les un une se me te ne pas déjà aussi "
+                "chaque mais comme quand si demain hier maintenant ici là dehors dedans"
+            )
+        ),
     ),
     singular_below_two=True,
+    half={"m": "un demi", F: "une demi"},
+    half_after={"m": "demi", F: "demie"},
+    fraction_of="de",
     fractions={
         2: Noun("demi", "demis"),
         3: Noun("tiers", "tiers"),
@@ -195,8 +206,29 @@ LANGUAGE = Language(
     },
     fraction_rule="ordinal+s",
     space_groups=True,
-    hour_letter=True,
+    hour_letter="spaced",
+    cycles={"h": "heures", "j": "jours"},
+    cycle_word="sur",
     pair_phone_groups=True,
+    symbol_words={"±": "plus ou moins", "§": "paragraphe"},
+    per_word="par",
+    unit_cues=frozenset(["par", "le", "la", "du", "chaque"]),
+    sign_cues={
+        "hausse": "+",
+        "augmenté": "+",
+        "monté": "+",
+        "gagné": "+",
+        "de": "+",
+        "baisse": "-",
+        "baissé": "-",
+        "perdu": "-",
+        "descendu": "-",
+    },
+    score_cues=frozenset(["score", "gagné", "perdu", "victoire", "défaite", "battu", "mène"]),
+    text_fixes=(
+        (r"\b([dD])e (?=une?\b)", r"\1'"),  # "pause d'une heure", not "de une"
+        (r"\b([qQ])ue (?=une?\b)", r"\1u'"),
+    ),
     abbreviations=(
         A("M.", "Monsieur", before_name=True),
         A("MM.", "Messieurs", before_name=True),

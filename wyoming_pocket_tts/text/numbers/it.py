@@ -1,8 +1,14 @@
 """Italian reading tables."""
 
-from .tables import Abbreviation, Currency, Language, Noun, TimeWords
+from .tables import Abbreviation, Currency, Genders, Language, Noun, TimeWords
 
 A = Abbreviation
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
 F = "f"
 
 LANGUAGE = Language(
@@ -24,6 +30,7 @@ LANGUAGE = Language(
         "°F": Noun("grado Fahrenheit", "gradi Fahrenheit"),
         "°": Noun("grado", "gradi"),
         "%": Noun("per cento", "per cento"),
+        "‰": Noun("per mille", "per mille"),
         "W": Noun("watt", "watt"),
         "kW": Noun("kilowatt", "kilowatt"),
         "MW": Noun("megawatt", "megawatt"),
@@ -83,6 +90,7 @@ LANGUAGE = Language(
         "€": Currency(Noun("euro", "euro"), Noun("centesimo", "centesimi")),
         "$": Currency(Noun("dollaro", "dollari"), Noun("centesimo", "centesimi")),
         "£": Currency(Noun("sterlina", "sterline", F), Noun("penny", "pence")),
+        "¥": Currency(Noun("yen", "yen"), Noun("sen", "sen")),
         "CHF": Currency(
             Noun("franco svizzero", "franchi svizzeri"), Noun("centesimo", "centesimi")
         ),
@@ -118,41 +126,105 @@ LANGUAGE = Language(
     ordinal_suffixes={"º": "m", "ª": "f"},
     feminine_ordinal=((r"o\b", "a"),),
     gender_fixes={"m": ((r"^uno$", "un"),), F: ((r"^uno$", "una"),)},
-    feminine_nouns=frozenset(
-        {
-            "ora",
-            "ore",
-            "persona",
-            "persone",
-            "volta",
-            "volte",
-            "settimana",
-            "settimane",
-            "notte",
-            "notti",
-            "finestra",
-            "finestre",
-            "porta",
-            "porte",
-            "lampada",
-            "lampade",
-            "luce",
-            "luci",
-            "stanza",
-            "stanze",
-            "tazza",
-            "tazze",
-            "bottiglia",
-            "bottiglie",
-            "notifica",
-            "notifiche",
-            "presa",
-            "prese",
-        }
+    genders=Genders(
+        labels=frozenset(
+            _words(
+                "zona stanza piano binario canale linea livello fase sala porta finestra luce "
+                "lampada sensore camera bagno presa tapparella gruppo scena numero"
+            )
+        ),
+        endings=(
+            *((ending, F) for ending in ("zione", "zioni", "sione", "sioni", "ione", "tà", "tù")),
+            *((ending, F) for ending in ("ice", "ie", "a")),
+            *((ending, "m") for ending in ("one", "ore", "ori", "ale", "ile", "ante", "ente")),
+            *((ending, "m") for ending in ("ese", "ume", "o", "i")),
+            ("e", F),
+        ),
+        nouns={
+            **dict.fromkeys(
+                _words(
+                    "mano foto moto auto radio tv email mail app notte luce chiave parte gente "
+                    "mente sete neve carne classe frase base fonte rete torre nave voce pelle "
+                    "ora ore persona zona icona poltrona"
+                ),
+                F,
+            ),
+            **dict.fromkeys(
+                _words(
+                    "problema sistema programma tema clima cinema pigiama papa poeta pianeta "
+                    "schema telegramma diagramma dramma allarme mese nome fiume pane cane sole "
+                    "fiore padre mare latte ponte dente caffè tè piede cuore bicchiere milione"
+                ),
+                "m",
+            ),
+        },
+        singular=(("che", "ca"), ("ghe", "ga"), ("ie", "ia"), ("e", "a"), ("i", "o"), ("i", "e")),
+        before_noun=frozenset(
+            _words(
+                "nuovo nuova nuovi nuove grande grandi piccolo piccola piccoli piccole solo sola "
+                "unico unica buon buona altro altra altri altre ultimo ultima prossimo prossima "
+                "bel bella vecchio vecchia"
+            )
+        ),
+        not_nouns=frozenset(
+            _words(
+                "e o di del della dei delle a al alla alle ai in nel nella con per da dal dalla "
+                "su sul sulla tra fra che più meno è sono ci il lo la i gli le un una si mi ti "
+                "non già anche ogni ma come quando se oggi domani ieri adesso qui lì fuori dentro"
+            )
+        ),
+    ),
+    half={"m": "mezzo", F: "mezza"},
+    half_after={"m": "mezzo", F: "mezza"},
+    fraction_of="di",
+    ordinal_sign_cues=frozenset(
+        [
+            "il",
+            "lo",
+            "la",
+            "l",
+            "al",
+            "allo",
+            "alla",
+            "del",
+            "dello",
+            "della",
+            "nel",
+            "nello",
+            "nella",
+            "sul",
+            "dal",
+        ]
     ),
     fractions={2: Noun("mezzo", "mezzi")},
     fraction_rule="o>i",
-    text_fixes=((r"\buna ora\b", "un'ora"),),
+    text_fixes=(
+        # "un'ora", "un'email", but "una e cinque", "una alla volta"
+        (
+            r"\buna (?=[aeiouàèéìòù])(?!(?:a|ad|al|all[aeo]?|agli|ai|e|ed|o|od|in|entro|oltre"
+            r"|ogni|ancora|anche|è|ha|ho|era|erano)\b)",
+            "un'",
+        ),
+        (r"\bun (?=s[^aeiouàèéìòù\s]|z|gn|ps|x)", "uno "),  # "uno studio", "uno zaino"
+        (r"\b([mM])ezza ora\b", r"\1ezz'ora"),
+    ),
+    symbol_words={"±": "più o meno", "§": "paragrafo"},
+    per_word="al",
+    unit_cues=frozenset(["al", "per", "il", "ogni"]),
+    sign_cues={
+        "aumento": "+",
+        "aumentato": "+",
+        "salito": "+",
+        "cresciuto": "+",
+        "di": "+",
+        "calo": "-",
+        "diminuito": "-",
+        "sceso": "-",
+    },
+    score_cues=frozenset(
+        ["risultato", "punteggio", "vinto", "perso", "vince", "perde", "vittoria", "sconfitta"]
+    ),
+    phone_patterns=(r"3[0-9]{2}[ .][0-9]{3}[ .][0-9]{3,4}",),
     abbreviations=(
         A("Sig.", "Signor", before_name=True),
         A("Sig.ra", "Signora", before_name=True),

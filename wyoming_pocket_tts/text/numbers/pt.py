@@ -1,8 +1,14 @@
 """Portuguese reading tables (European spelling where it differs; Brazilians read it alike)."""
 
-from .tables import Abbreviation, Currency, Language, Noun, TimeWords
+from .tables import Abbreviation, Currency, Genders, Language, Noun, TimeWords
 
 A = Abbreviation
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
 F = "f"
 
 LANGUAGE = Language(
@@ -24,6 +30,7 @@ LANGUAGE = Language(
         "°F": Noun("grau Fahrenheit", "graus Fahrenheit"),
         "°": Noun("grau", "graus"),
         "%": Noun("por cento", "por cento"),
+        "‰": Noun("por mil", "por mil"),
         "W": Noun("watt", "watts"),
         "kW": Noun("quilowatt", "quilowatts"),
         "MW": Noun("megawatt", "megawatts"),
@@ -83,6 +90,7 @@ LANGUAGE = Language(
         "€": Currency(Noun("euro", "euros"), Noun("cêntimo", "cêntimos")),
         "$": Currency(Noun("dólar", "dólares"), Noun("cêntimo", "cêntimos")),
         "£": Currency(Noun("libra", "libras", F), Noun("péni", "pence")),
+        "¥": Currency(Noun("iene", "ienes"), Noun("sen", "sen")),
         "CHF": Currency(Noun("franco suíço", "francos suíços"), Noun("cêntimo", "cêntimos")),
         "R$": Currency(Noun("real", "reais"), Noun("centavo", "centavos")),
     },
@@ -116,44 +124,86 @@ LANGUAGE = Language(
     ),
     ordinal_suffixes={"º": "m", ".º": "m", "ª": "f", ".ª": "f"},
     feminine_ordinal=((r"o\b", "a"),),
-    gender_fixes={F: ((r"\bum$", "uma"), (r"\bdois$", "duas"), (r"entos\b", "entas"))},
-    feminine_nouns=frozenset(
-        {
-            "libra",
-            "libras",
-            "hora",
-            "horas",
-            "pessoa",
-            "pessoas",
-            "vez",
-            "vezes",
-            "semana",
-            "semanas",
-            "noite",
-            "noites",
-            "janela",
-            "janelas",
-            "porta",
-            "portas",
-            "lâmpada",
-            "lâmpadas",
-            "luz",
-            "luzes",
-            "sala",
-            "salas",
-            "chávena",
-            "chávenas",
-            "garrafa",
-            "garrafas",
-            "notificação",
-            "notificações",
-            "tomada",
-            "tomadas",
-        }
+    gender_fixes={F: ((r"\bum$", "uma"), (r"\bdois$", "duas"), (r"entos\b(?! milh)", "entas"))},
+    genders=Genders(
+        labels=frozenset(
+            _words(
+                "zona sala piso andar linha plataforma canal nível fase porta janela luz "
+                "lâmpada sensor quarto câmara tomada estore grupo cena número"
+            )
+        ),
+        endings=(
+            *((ending, F) for ending in ("ção", "ções", "são", "sões", "dade", "dades")),
+            *((ending, F) for ending in ("gem", "gens", "tude", "ie", "ice", "eza", "a", "as")),
+            *(("ião", F), ("iões", F), ("o", "m"), ("os", "m"), ("or", "m"), ("ão", "m")),
+            ("ões", "m"),
+        ),
+        nouns={
+            **dict.fromkeys(
+                _words(
+                    "mão foto moto tribo noite tarde chave parte vez rede gente fonte frente "
+                    "carne classe ponte neve febre luz voz paz cruz flor cor dor sede árvore "
+                    "torre pele sorte morte nuvem lente base frase fase greve mulher colher tv "
+                    "televisão"
+                ),
+                F,
+            ),
+            **dict.fromkeys(
+                _words(
+                    "dia mapa problema sistema programa tema clima idioma planeta sofá esquema "
+                    "telefonema pijama aroma diagrama avião pião"
+                ),
+                "m",
+            ),
+        },
+        singular=(
+            *(("ções", "ção"), ("sões", "são"), ("ões", "ão"), ("ães", "ão"), ("ns", "m")),
+            *(("res", "r"), ("zes", "z"), ("s", "")),
+        ),
+        before_noun=frozenset(
+            _words(
+                "mil novo nova novos novas grande grandes pequeno pequena pequenos pequenas único "
+                "única bom boa mau má outro outra outros outras último última próximo próxima "
+                "só mesmo mesma"
+            )
+        ),
+        not_nouns=frozenset(
+            _words(
+                "e ou nem de do da dos das a à às ao aos em no na nos nas com por para que sem "
+                "sobre entre até desde mais menos é são está estão há o os as um uma se me te "
+                "já não sim também cada mas como quando hoje amanhã ontem agora aqui ali fora "
+                "dentro"
+            )
+        ),
+    ),
+    half={"m": "meio", F: "meia"},
+    half_after={"m": "meio", F: "meia"},
+    fraction_of="de",
+    ordinal_sign_cues=frozenset(
+        ["o", "a", "ao", "à", "do", "da", "no", "na", "em", "seu", "sua", "meu", "minha"]
     ),
     fractions={2: Noun("meio", "meios"), 3: Noun("terço", "terços")},
     fraction_rule="ordinal+s",
     space_groups=True,
+    hour_letter="glued",
+    symbol_words={"±": "mais ou menos", "§": "parágrafo"},
+    per_word="por",
+    unit_cues=frozenset(["por", "o", "cada"]),
+    sign_cues={
+        "subiu": "+",
+        "aumentou": "+",
+        "subida": "+",
+        "aumento": "+",
+        "de": "+",
+        "desceu": "-",
+        "diminuiu": "-",
+        "descida": "-",
+        "queda": "-",
+    },
+    score_cues=frozenset(
+        ["resultado", "placar", "marcador", "venceu", "ganhou", "perdeu", "vitória", "derrota"]
+    ),
+    phone_patterns=(r"[29][0-9]{2} [0-9]{3} [0-9]{3}",),
     abbreviations=(
         A("Sr.", "Senhor", before_name=True),
         A("Sra.", "Senhora", before_name=True),

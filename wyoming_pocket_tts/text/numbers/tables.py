@@ -68,6 +68,36 @@ class TimeWords:
 
 
 @dataclass(frozen=True)
+class Genders:
+    """How to find the gender (and, in German, the case) of the noun a number counts.
+
+    The noun is the first word after the number that is not in `before_noun`; its gender comes
+    from `nouns` (exceptions) or else from the first of `endings` it ends with, or `default`.
+    """
+
+    endings: tuple[tuple[str, str], ...] = ()
+    """(ending, gender): the first ending a noun (or its singular) has decides; longest first."""
+    nouns: dict[str, str] = field(default_factory=dict)
+    """Nouns (lower case, singular) whose gender the endings get wrong or do not name."""
+    singular: tuple[tuple[str, str], ...] = ()
+    """Plural ending -> singular ending, tried in order to find a plural's entry in `nouns`."""
+    default: str | None = "m"
+    before_noun: frozenset[str] = frozenset()
+    """Words said between a number and its noun: adjectives ("nouvelle", "neue"), "de"."""
+    not_nouns: frozenset[str] = frozenset()
+    """Words that show no noun follows ("y", "de", "and"): the number stands alone."""
+    compounds: bool = False
+    """A compound's last part decides its gender ("Küchenfenster" like "Fenster")."""
+    capitalised_nouns: bool = False
+    """German: only a capitalised word is a noun; lower-case words before it are adjectives."""
+    cases: dict[str, str] = field(default_factory=dict)
+    """The word before a number -> the case it calls for ("mit" -> "dat", "hast" -> "acc")."""
+    labels: frozenset[str] = frozenset()
+    """Nouns a number names rather than counts ("zona 1 activada"): no agreement after them.
+    A capitalised word in mid-sentence ("el Sensor 1") is taken as such a name too."""
+
+
+@dataclass(frozen=True)
 class Language:
     """Everything needed to read numbers aloud in one language."""
 
@@ -121,16 +151,30 @@ class Language:
     cardinal_fixes: tuple[Fix, ...] = ()
     """Fixes for num2words' gaps in plain cardinals."""
     ordinal_fixes: tuple[Fix, ...] = ()
-    feminine_nouns: frozenset[str] = frozenset()
-    """Common feminine nouns, so "1 heure" is "une heure" (lower case)."""
-    nouns_are_capitalised: bool = False
-    """German: any capitalised next word is a noun, so "1 Tag" is "ein Tag", not "eins Tag"."""
+    genders: Genders = field(default_factory=Genders)
+    """How the noun after a number is found and its gender told, for agreement."""
     year_cues: frozenset[str] = frozenset()
     """Words (lower case) after which a four-digit number is a year; empty: years are cardinals."""
     singular_below_two: bool = False
     """French: "1,5 degré" (singular below two); elsewhere only exactly one is singular."""
     fractions: dict[int, Noun] = field(default_factory=dict)
     """Denominator -> special fraction names ("half"); others come from the ordinal."""
+    half: dict[str, str] = field(default_factory=dict)
+    """ "1/2" before a noun, by the noun's gender (and German case): "media" hora, "einen
+    halben" Liter; the key "" is "1/2" alone where it differs from the counted form."""
+    half_after: dict[str, str] = field(default_factory=dict)
+    """The half said after a whole amount, by gender: "una hora y media", "un kilo y medio"."""
+    mixed_half: tuple[str, str] = ("", "")
+    """German, Dutch: one and a half as one word, and the template for more: ("eineinhalb",
+    "{whole}einhalb"), ("anderhalf", "{whole}enhalf")."""
+    fraction_of: str = ""
+    """Said between a fraction and the unit it measures: "tres cuartos de kilogramo"."""
+    fraction_one: str = ""
+    """Dutch: the numerator one of a fraction ("een kwart"), not the numeral "één"."""
+    ordinal_apocope: tuple[Fix, ...] = ()
+    """Spanish: ordinals shortened before a masculine noun ("primer piso", "tercer piso")."""
+    ordinal_sign_cues: frozenset[str] = frozenset()
+    """Words before "2°" that make it an ordinal ("il 2° piano"), not degrees (lower case)."""
     mixed_one: str = ""
     """Said instead of "one" in a mixed number ("1 1/2" -> "one and a half")."""
     fraction_rule: str = "ordinal"
@@ -145,8 +189,25 @@ class Language:
     ordinal_dot_default: str = ""
     clock_words: tuple[str, ...] = ()
     """Words after a number that make it a clock time ("14.30 Uhr")."""
-    hour_letter: bool = False
-    """French "14h30"."""
+    hour_letter: str = ""
+    """ "14h30" is a time: 'spaced' also allows "14 h 30" (French), 'glued' only "14h30"."""
+    cycles: dict[str, str] = field(default_factory=dict)
+    """French "24h/24", "7j/7": the letter -> the unit said ("heures"), with `cycle_word`."""
+    cycle_word: str = ""
+    phone_patterns: tuple[str, ...] = ()
+    """National numbers written without a leading 0 or +, as regexes ("612 345 678" in Spain)."""
+    symbol_words: dict[str, str] = field(default_factory=dict)
+    """Signs read as words wherever they stand: "±", "§"."""
+    per_word: str = ""
+    """Said for the "/" of "€/kWh"."""
+    unit_cues: frozenset[str] = frozenset()
+    """Words after which a unit standing alone is said in full ("per kWh", "le kWh")."""
+    sign_cues: dict[str, str] = field(default_factory=dict)
+    """Words that already say a change's direction -> the sign then left unsaid ("up +3%")."""
+    score_cues: frozenset[str] = frozenset()
+    """Words before "3-1" that make it a score (lower case)."""
+    score: str = "{first} {ratio} {last}"
+    """How a score is said."""
     decades: bool = False
     """English "1990s" -> "nineteen nineties"."""
     digits_separator: str = ", "

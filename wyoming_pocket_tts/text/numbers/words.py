@@ -67,17 +67,20 @@ class Words:
     def _agree(self, words: str, gender: str | None) -> str:
         if gender is None:
             return words
-        return apply_fixes(words, self._gender_fixes.get(gender, ()))
+        fixes = self._gender_fixes.get(gender) or self._gender_fixes.get(gender.split(".")[0], ())
+        return apply_fixes(words, fixes)
 
-    def _cardinal(self, number: int, gender: str | None = None) -> str:
+    def cardinal(self, number: int, gender: str | None = None) -> str:
         if number >= _MAX_CARDINAL:
             return self.spell.digits(str(number))
         return self._agree(self.spell.cardinal(number), gender)
 
     def number_words(self, number: Number, gender: str | None = None) -> str:
-        """Words for a parsed number; `gender` makes integers agree with the noun they count."""
+        """Words for a parsed number; `gender` makes integers agree with the noun they count.
+
+        `gender` is 'm', 'f' or 'n', with the case after a dot in German ("m.acc")."""
         lang = self.language
-        words = self._cardinal(number.whole, None if number.fraction else gender)
+        words = self.cardinal(number.whole, None if number.fraction else gender)
         if number.fraction:
             words += f" {lang.decimal_word} {self._fraction_digits(number.fraction)}"
         if number.sign == "-":
@@ -95,32 +98,33 @@ class Words:
             part for part in (zeros, self.spell.cardinal(int(rest)) if rest else "") if part
         )
 
-    def _is_singular(self, number: Number) -> bool:
+    def is_singular(self, number: Number) -> bool:
         if self.language.singular_below_two:
             return number.whole < 2
         return number.whole == 1 and not number.fraction
 
-    def _counted(self, number: Number, noun: Noun) -> str:
-        name = noun.singular if self._is_singular(number) else noun.plural
-        return f"{self.number_words(number, noun.gender)} {name}"
+    def counted(self, number: Number, noun: Noun, case: str = "") -> str:
+        """ "21 kWh" -> number and noun, agreeing; `case` is German's ".acc" or ".dat"."""
+        name = noun.singular if self.is_singular(number) else noun.plural
+        return f"{self.number_words(number, noun.gender + case)} {name}"
 
-    def _parse(self, text: str) -> Number:
+    def parse(self, text: str) -> Number:
         return parse_number(text, self.language)
 
-    def _year(self, year: int) -> str:
+    def year(self, year: int) -> str:
         return self.spell.year(year)
 
-    def _day(self, day: int, before: str) -> str:
+    def day(self, day: int, before: str) -> str:
         lang = self.language
         if lang.ordinal_dot_cues:
-            return self._inflected_ordinal(day, before)
+            return self.inflected_ordinal(day, before)
         if lang.day_ordinal:
             return self.spell.ordinal(day)
         if day == 1 and lang.first_day:
             return lang.first_day
-        return self._cardinal(day)
+        return self.cardinal(day)
 
-    def _inflected_ordinal(self, number: int, before: str) -> str:
+    def inflected_ordinal(self, number: int, before: str) -> str:
         """German: "am ersten", "der erste", "erster Dezember"."""
         lang = self.language
         previous = re.search(r"(\w+)\W*$", before)
@@ -128,7 +132,16 @@ class Words:
         ending = lang.ordinal_dot_cues.get(word, lang.ordinal_dot_default)
         return self.spell.ordinal(number) + ending
 
-    def _time(self, hour: int, minute: int, second: int | None, meridiem: str | None) -> str:
+    def time(
+        self,
+        hour: int,
+        minute: int,
+        second: int | None,
+        meridiem: str | None,
+        *,
+        unsure: bool = False,
+    ) -> str:
+        """A clock time; `unsure`: written "7:52", which a 12-hour clock says without AM/PM."""
         lang, clock = self.language, self.language.time
         if meridiem is not None:
             if not 1 <= hour <= 12:
@@ -144,23 +157,23 @@ class Words:
                 meridiem = "am" if hour < 12 else "pm"
                 hour = hour % 12 or 12
         hour_noun = clock.hour
-        hour_words = self._cardinal(hour, hour_noun.gender)
-        unit = hour_noun.singular if self._is_singular(Number("", hour)) else hour_noun.plural
+        hour_words = self.cardinal(hour, hour_noun.gender)
+        unit = hour_noun.singular if self.is_singular(Number("", hour)) else hour_noun.plural
         if minute == 0:
             words = clock.on_the_hour.format(hour=hour_words, hour_unit=unit)
         else:
-            minute_words = self._cardinal(minute)
+            minute_words = self.cardinal(minute)
             if minute < 10 and clock.minute_oh:
                 minute_words = f"{clock.minute_oh} {minute_words}"
             words = clock.full.format(hour=hour_words, hour_unit=unit, minute=minute_words)
         if second:
             seconds = lang.units["s"]
-            words += f" {clock.seconds_joiner} {self._counted(Number('', second), seconds)}"
-        if clock.twelve_hour and meridiem is not None:
+            words += f" {clock.seconds_joiner} {self.counted(Number('', second), seconds)}"
+        if clock.twelve_hour and meridiem is not None and not unsure:
             words += " " + (clock.am if meridiem == "am" else clock.pm)
         return words
 
-    def _fraction_noun(self, denominator: int) -> Noun:
+    def fraction_noun(self, denominator: int) -> Noun:
         ordinal = self.spell.ordinal(denominator)
         rule = self.language.fraction_rule
         if rule == "ordinal+s":

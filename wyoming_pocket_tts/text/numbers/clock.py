@@ -1,0 +1,145 @@
+"""Clock times: "2:30 pm", "14h30", "14.30 Uhr", "14:30", "14:30:15"."""
+
+from __future__ import annotations
+
+import re
+
+from .context import DASHES, SPACE, Context, Pass, after, alternation, place
+
+
+def twelve_hour(c: Context) -> Pass:
+    """ "2:30 pm", "9am", "9 a.m.": said on the language's own clock."""
+    ampm = r"a\.m\.|p\.m\.|a\. m\.|p\. m\.|AM|PM"
+    if c.language.time.twelve_hour:
+        ampm += "|am|pm|a\\.m|p\\.m"
+    pattern = (
+        rf"(?=[0-9])(?<![0-9:.,/])([0-9]{{1,2}})(?::([0-5][0-9]))?(?:{SPACE}({ampm})|(am|pm))"
+        r"(?![\w])"
+    )
+
+    def read(match: re.Match[str]) -> str:
+        written = match.group(3) or match.group(4)
+        meridiem = "am" if written.lower().startswith("a") else "pm"
+        words = c.words.time(int(match.group(1)), int(match.group(2) or 0), None, meridiem)
+        if not words:
+            return match.group()
+        rest = after(match)
+        if written.endswith(".") and (not rest or re.match(r"\s+[A-Z]", rest)):
+            words += "."
+        return place(match, words)
+
+    return c.compile(pattern, read)
+
+
+def duration(c: Context) -> Pass:
+    """ "1 h 30 min", "2h15min": hours and minutes of a duration, each with its unit."""
+    hours, minutes = c.units.get("h"), c.units.get("min")
+    pattern = (
+        r"(?=[0-9])(?<![0-9.,:/])([0-9]{1,3}) ?h ?([0-5]?[0-9]) ?min(?![\w])"
+        if hours and minutes
+        else r"(?!)"
+    )
+
+    def read(match: re.Match[str]) -> str:
+        assert hours is not None and minutes is not None
+        words, case = c.words, c.case(match)
+        spoken_hours = words.counted(words.parse(match.group(1)), hours, case)
+        spoken_minutes = words.counted(words.parse(match.group(2)), minutes, case)
+        return place(match, f"{spoken_hours} {c.language.and_word} {spoken_minutes}")
+
+    return c.compile(pattern, read)
+
+
+def cycle(c: Context) -> Pass | None:
+    """French "24h/24", "7j/7": "vingt-quatre heures sur vingt-quatre"."""
+    cycles = c.language.cycles
+    if not cycles:
+        return None
+    letters = "".join(cycles)
+    pattern = rf"(?=[0-9])(?<![0-9.,:/])([0-9]{{1,2}}) ?([{letters}]) ?/ ?([0-9]{{1,2}})(?![0-9])"
+
+    def read(match: re.Match[str]) -> str:
+        words = c.words
+        first = words.cardinal(int(match.group(1)))
+        last = words.cardinal(int(match.group(3)))
+        unit = cycles[match.group(2)]
+        return place(match, f"{first} {unit} {c.language.cycle_word} {last}")
+
+    return c.compile(pattern, read)
+
+
+def _time_words(c: Context, hour: str, minute: str | None) -> str:
+    return c.words.time(int(hour), int(minute or 0), None, None)
+
+
+def clock_range(c: Context) -> Pass | None:
+    """ "9-17 Uhr", "9-17 uur", "9h-17h", any dash: "neun bis siebzehn Uhr"."""
+    lang = c.language
+    ends = [*lang.clock_words, *(["h"] if lang.hour_letter else [])]
+    if not ends:
+        return None
+    end = alternation(ends)
+    time = r"([01]?[0-9]|2[0-4])(?:[.:h]([0-5][0-9]))?"
+    pattern = (
+        rf"(?=[0-9])(?<![0-9.,:/]){time}(?: ?h)?{SPACE}[{DASHES}]{SPACE}{time}{SPACE}(?:{end})"
+        r"(?![\w])"
+    )
+
+    def read(match: re.Match[str]) -> str:
+        start_hour, start_minute, last_hour, last_minute = match.groups()
+        last = _time_words(c, last_hour, last_minute)
+        if lang.clock_words and not start_minute:
+            first = c.words.cardinal(int(start_hour))  # "neun bis siebzehn Uhr"
+        else:
+            first = _time_words(c, start_hour, start_minute)
+        return place(match, f"{first} {lang.range_word} {last}")
+
+    return c.compile(pattern, read)
+
+
+def _hour_and_minute(c: Context, match: re.Match[str]) -> str:
+    hour = int(match.group(1))
+    if hour > 24 or (hour == 24 and not match.group(2)):
+        return match.group()  # "open 24h": hours, read with their unit
+    return place(match, _time_words(c, match.group(1), match.group(2)))
+
+
+def hour_letter(c: Context) -> Pass | None:
+    """ "14h30", "14h"; French also "9 h", "14 h 30"."""
+    kind = c.language.hour_letter
+    if not kind:
+        return None
+    space = " ?" if kind == "spaced" else ""
+    pattern = rf"(?=[0-9])(?<![0-9.,:/])([0-9]{{1,2}}){space}h{space}([0-5][0-9])?(?![\w])"
+    return c.compile(pattern, lambda match: _hour_and_minute(c, match))
+
+
+def clock_word(c: Context) -> Pass | None:
+    """ "14.30 Uhr", "9 uur": a number before the language's word for o'clock."""
+    if not c.language.clock_words:
+        return None
+    clock = alternation(c.language.clock_words)
+    pattern = rf"(?=[0-9])(?<![0-9.,:/])([0-9]{{1,2}})(?:[.:]([0-5][0-9]))?{SPACE}(?:{clock})\b"
+    return c.compile(pattern, lambda match: _hour_and_minute(c, match))
+
+
+def clock(c: Context) -> Pass:
+    """ "14:30", "08:05:30", "20:30 h"; a 12-hour clock says AM/PM only where it is known."""
+    pattern = (
+        r"(?=[0-9])(?<![0-9.,:/])([01]?[0-9]|2[0-4]):([0-5][0-9])(?::([0-5][0-9]))?"
+        r"(?![0-9]|[.,:][0-9])(?: ?h(?![\w]))?"
+    )
+
+    def read(match: re.Match[str]) -> str:
+        second = match.group(3)
+        hour = match.group(1)
+        words = c.words.time(
+            int(hour),
+            int(match.group(2)),
+            int(second) if second else None,
+            None,
+            unsure=len(hour) == 1 or hour in ("10", "11", "12"),
+        )
+        return place(match, words)
+
+    return c.compile(pattern, read)

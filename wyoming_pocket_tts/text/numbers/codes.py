@@ -1,0 +1,115 @@
+"""Written forms that are not quantities: abbreviations, "#1", phone numbers, versions."""
+
+from __future__ import annotations
+
+import re
+
+from .context import SPACE, Context, Pass, after, alternation, place
+
+_NAME_NEXT = re.compile(r"\s+(?=[A-ZÀ-ÖØ-Þ])")
+
+
+def abbreviation(c: Context) -> Pass | None:
+    """ "z. B.", "Dr. Smith", "No. 5": expanded where the table says they may be."""
+    entries = {entry.written: entry for entry in c.language.abbreviations}
+    if not entries:
+        return None
+    first = "".join(sorted({re.escape(form[0]) for form in entries}))
+    pattern = rf"(?=[{first}])(?<![^\W\d_.])({alternation(entries)})(?!\w)"
+
+    def read(match: re.Match[str]) -> str:
+        entry = entries[match.group(1)]
+        rest = after(match)
+        if entry.before_digit and not re.match(r"[ \u00a0]?[0-9]", rest):
+            return match.group()
+        if entry.before_name and not _NAME_NEXT.match(rest):
+            return match.group()
+        spoken = entry.spoken
+        if match.group()[0].isupper():
+            spoken = spoken[0].upper() + spoken[1:]
+        ends_sentence = not rest.strip() or _NAME_NEXT.match(rest.replace("\n", " ")) is not None
+        if entry.can_end and entry.written.endswith(".") and ends_sentence:
+            spoken += "."
+        return spoken
+
+    return c.compile(pattern, read)
+
+
+def number_sign(c: Context) -> Pass:
+    """ "#1" -> "number 1"."""
+    return c.compile(r"#(?=[0-9])", lambda match: c.language.number_word + " ")
+
+
+def phone(c: Context) -> Pass:
+    """ "+49 170 1234567", "(555) 123-4567", "06 12 34 56 78": digit by digit, by group."""
+    pattern = (
+        r"(?=[+(0-9])(?:(?<![\w+])\+[0-9]{1,3}(?:[ \-./]?\(?[0-9]{1,5}\)?){2,6}(?![0-9])"
+        r"|(?<![\w])(?<![0-9] )\(?0[0-9]{1,4}\)?[ \-/][0-9]{2,}(?:[ \-][0-9]{2,})*(?![0-9])"
+        r"|(?<![\w(])\(?[0-9]{3}\)?[ .\-][0-9]{3}[ .\-][0-9]{4}(?![0-9])"
+        + "".join(
+            rf"|(?<![\w.,])(?:{national})(?![0-9]|[.,][0-9]|{SPACE}[%€$£])"
+            for national in c.language.phone_patterns
+        )
+        + ")"
+    )
+
+    def read(match: re.Match[str]) -> str:
+        text = match.group()
+        lang, words = c.language, c.words
+        groups = []
+        for group in re.findall(r"[0-9]+", text):
+            if lang.pair_phone_groups and len(group) == 2 and group[0] != "0":
+                groups.append(words.cardinal(int(group)))
+            else:
+                groups.append(words.spell.digits(group))
+        spoken = lang.digits_separator.join(groups)
+        if text.startswith("+"):
+            spoken = f"{lang.plus} {spoken}"
+        return place(match, spoken)
+
+    return c.compile(pattern, read)
+
+
+def flight(c: Context) -> Pass:
+    """ "LH 1234", "KL1002": a two-letter code and 3-4 digits, read digit by digit."""
+    units = alternation([*c.units, *c.currencies])
+    pattern = (
+        rf"(?=[A-Z])(?<![\w.])([A-Z]{{2}}) ?([0-9]{{3,4}})"
+        rf"(?![0-9]|[.,][0-9]|{SPACE}(?:{units})(?![^\W\d_]))"
+    )
+
+    def read(match: re.Match[str]) -> str:
+        return place(match, f"{match.group(1)} {c.words.spell.digits(match.group(2))}")
+
+    return c.compile(pattern, read)
+
+
+def symbol_word(c: Context) -> Pass | None:
+    """ "±", "§": signs said as words wherever they stand."""
+    signs = c.language.symbol_words
+    if not signs:
+        return None
+    return c.compile(f"[{''.join(signs)}]", lambda match: place(match, signs[match.group()]))
+
+
+def dotted(c: Context) -> Pass:
+    """ "2.13.0", "192.168.1.10": number by number ("1.234.567" is left to plain numbers)."""
+    pattern = r"(?=[0-9])(?<![0-9.,])[0-9]+(?:\.[0-9]+){2,}(?![0-9]|\.[0-9])"
+
+    def read(match: re.Match[str]) -> str:
+        parts = match.group().split(".")
+        if len(parts[0]) <= 3 and all(len(part) == 3 for part in parts[1:]):
+            return match.group()
+        words = c.words
+        if len(parts[0]) == 4 and 1900 <= int(parts[0]) < 2100:  # "2026.11.3": a year first
+            rest = " ".join(f"{c.language.dot_word} {words.cardinal(int(p))}" for p in parts[1:])
+            return place(match, f"{words.year(int(parts[0]))} {rest}")
+        spoken = [
+            words.spell.digits(part)
+            if len(part) > 1 and part[0] == "0"
+            else words.cardinal(int(part))
+            for part in parts
+        ]
+        return place(match, f" {c.language.dot_word} ".join(spoken))
+
+    return c.compile(pattern, read)
