@@ -740,3 +740,47 @@ def test_addon_with_default_options_finds_them_and_serves_the_default_voice(
     assert reply.audio and not reply.errors
     # A built-in state is not saved; only its measured loudness is.
     assert [p.suffix for p in (data / "voice-states").iterdir()] == [".json"]
+
+
+def test_dockerfile_layers_cache_across_releases() -> None:
+    """Dependencies install from the lock before the project is copied, the version comes last."""
+    text = dockerfile()
+    final = text[text.rindex("\nFROM ") :]
+    runs = [m.start() for m in re.finditer(r"^RUN ", final, re.MULTILINE)]
+    lock_run = final.index("--require-hashes -r requirements.lock")
+    assert final.index("COPY requirements.lock ./") < lock_run
+    assert final.index("README.md") > lock_run and final.index("COPY wyoming_pocket_tts") > lock_run
+    assert final.index("ARG BUILD_VERSION") > runs[-1]
+    assert final.index("ARG TORCH_VERSION") > runs[0]  # a new torch does not redo apt-get
+    assert re.search(
+        r'--no-deps --index-url "\$\{TORCH_INDEX\}" "torch==\$\{TORCH_VERSION\}"', final
+    )
+    torch_version = re.search(r"^ARG TORCH_VERSION=(\S+)$", final, re.MULTILINE)
+    choice = (ROOT / "script" / "torch-choice").read_text(encoding="utf-8")
+    assert torch_version and f"TORCH_VERSION:-{torch_version[1]}}}" in choice
+
+
+def test_lock_pins_every_dependency_with_hashes() -> None:
+    """requirements.lock: exact versions with hashes, no torch (it comes from PyTorch's index),
+    every run-time dependency of pyproject.toml; script/setup (CI) installs the same lock."""
+    lock = (ROOT / "requirements.lock").read_text(encoding="utf-8")
+    entries = re.findall(
+        r"^([A-Za-z0-9_.-]+)==(\S+)(?: ;[^\\]*)? \\\n((?:\s+--hash=sha256:\w+ ?\\?\n?)+)",
+        lock,
+        re.M,
+    )
+    names = {name.lower().replace("_", "-") for name, _, _ in entries}
+    requirement_lines = [line for line in lock.splitlines() if re.match(r"^[A-Za-z0-9]", line)]
+    assert len(entries) == len(requirement_lines) > 20
+    assert "torch" not in names and not any(n.startswith(("nvidia", "triton")) for n in names)
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    block = re.search(r"^dependencies = \[(.*?)^\]", text, re.MULTILINE | re.DOTALL)
+    assert block
+    wanted = {
+        re.match(r'\s*"([A-Za-z0-9_.-]+)', line)[1].lower().replace("_", "-")
+        for line in block[1].splitlines()
+        if line.strip().startswith('"')
+    }
+    assert wanted - {"torch"} <= names, wanted - names
+    setup = (ROOT / "script" / "setup").read_text(encoding="utf-8")
+    assert "--require-hashes --no-deps -r requirements.lock" in setup
