@@ -16,6 +16,7 @@ Read in the Supervisor's source (github.com/home-assistant/supervisor, commit 09
 - `supervisor/apps/validate.py` (`_migrate_app_config`, `RE_VOLUME`, `_SCHEMA_APP_CONFIG`): a
   `map:` string `TYPE[:rw|:ro]` is mounted read-only unless it ends in `:rw`; the dict form's
   `read_only` defaults to true.
+- `supervisor/validate.py` (`network_port`): the `port` type, an int from 1 to 65535.
 - `supervisor/docker/app.py` (`DockerApp.mounts`) and `supervisor/docker/const.py`: /data is
   always mounted writable; `addon_config`/`app_config` at /config and `share` at /share unless a
   `path` is given.
@@ -128,6 +129,13 @@ def _single(typ: str, value: Any, key: str) -> Any:
             raise Invalid(f"option '{key}': expected {kind.__name__}") from None
         _in_range(number, bounds, key)
         return number
+    if typ.startswith("port"):  # supervisor/validate.py, network_port
+        try:
+            port = int(value)
+        except (TypeError, ValueError):
+            raise Invalid(f"option '{key}': expected a port") from None
+        _in_range(port, {"min": 1, "max": 65535}, key)
+        return port
     if typ.startswith("bool"):
         if isinstance(value, str):
             if value.lower() in _TRUE:
