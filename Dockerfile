@@ -22,11 +22,6 @@ LABEL io.hass.arch="aarch64"
 # hadolint ignore=DL3006
 FROM base-${TARGETARCH}
 
-ARG BUILD_VERSION=0.2.0
-# CPU-only torch from PyTorch's own index: PyPI's Linux wheels pull in gigabytes of CUDA.
-ARG TORCH_VERSION=2.13.0
-ARG TORCH_INDEX=https://download.pytorch.org/whl/cpu
-
 SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 
 # Python is the release's python3 (3.13 on trixie); its exact Debian revision is not pinned
@@ -42,18 +37,31 @@ ENV VIRTUAL_ENV=/opt/venv \
     PYTHONUNBUFFERED=1 \
     HF_HOME=/data/huggingface
 
-RUN python3 -m venv "${VIRTUAL_ENV}" \
-    && pip install --no-cache-dir --index-url "${TORCH_INDEX}" "torch==${TORCH_VERSION}"
-
+# Dependencies before the project, so that these layers are rebuilt only when the lock or
+# TORCH_VERSION changes, not for each release: torch exactly TORCH_VERSION (its own dependencies
+# are in the lock), then every run-time dependency at the version and hashes requirements.lock
+# pins (the same lock script/setup installs in CI; script/lock refreshes it).
+# CPU-only torch from PyTorch's own index: PyPI's Linux wheels pull in gigabytes of CUDA.
+ARG TORCH_VERSION=2.13.0
+ARG TORCH_INDEX=https://download.pytorch.org/whl/cpu
 WORKDIR /usr/src/wyoming-pocket-tts
+COPY requirements.lock ./
+RUN python3 -m venv "${VIRTUAL_ENV}" \
+    && pip install --no-cache-dir --no-deps --index-url "${TORCH_INDEX}" "torch==${TORCH_VERSION}" \
+    && pip install --no-cache-dir --no-deps --require-hashes -r requirements.lock
+
+# The project itself (a code or README change rebuilds only this layer); `pip check` fails the
+# build if the lock lacks something the project or torch needs.
 COPY pyproject.toml README.md ./
 COPY wyoming_pocket_tts ./wyoming_pocket_tts
-# Dependency ranges are pinned in pyproject.toml; torch is already satisfied by the CPU build.
 # hadolint ignore=DL3013
-RUN pip install --no-cache-dir ".[zeroconf]" \
+RUN pip install --no-cache-dir --no-deps . \
+    && pip check \
     && rm -rf /usr/src/wyoming-pocket-tts
 WORKDIR /
 
+# Late, so that a new version number invalidates nothing above.
+ARG BUILD_VERSION=0.2.0
 LABEL \
     io.hass.name="Pocket-TTS" \
     io.hass.description="Text-to-speech with Kyutai's Pocket-TTS over the Wyoming protocol" \

@@ -29,7 +29,7 @@ def workflow() -> dict[Any, Any]:
 
 @pytest.fixture(scope="module")
 def config() -> dict[str, Any]:
-    return yaml.safe_load((ROOT / "config.yaml").read_text(encoding="utf-8"))
+    return yaml.safe_load((ROOT / "pocket-tts" / "config.yaml").read_text(encoding="utf-8"))
 
 
 def step(job: dict[str, Any], step_id: str) -> dict[str, Any]:

@@ -3,89 +3,145 @@
 `python -m wyoming_pocket_tts.addon [--options FILE] [--data-dir DIR] [SERVER FLAGS...]`
 
 - Add-on mode, when `--options` is given or `/data/options.json` exists (the Supervisor writes it):
-  the options become server flags (`options_to_argv`).
+  the options become server flags (`options_to_argv`, one row per option in `OPTIONS`).
 - Plain mode otherwise (`docker run IMAGE --voice ...`): the flags go to the server unchanged.
 
 Either way the server listens on tcp://0.0.0.0:10200 unless a flag says otherwise, keeps its
 voice states in the data directory, and Hugging Face downloads go to `<data dir>/huggingface`
 (unless `HF_HOME` is set), so the model is fetched once and survives restarts and updates.
-The flags are validated by the server's own parser before torch is imported: a bad option exits
-with code 2 and the same message the command line would give. The server then runs in this process
-(PID 1 in the container), so it receives SIGTERM directly.
+
+The Supervisor only starts the add-on with options its schema accepts (config.yaml), so every such
+option must start the server: a value the server would refuse is replaced by its default with one
+warning line (`addon_repair`), and a voices folder that is missing and cannot be created is a
+warning too. Only an options file that is unreadable, or holds a value of the wrong JSON type
+(which the Supervisor never writes), exits with code 2, before torch is imported. The server then
+runs in this process (PID 1 in the container), so it receives SIGTERM directly.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .addon_repair import (
+    CONFIG_DIR,
+    DEFAULT_VOICES_DIR,
+    SHARE_DIR,
+    language_of,
+    prepare_voices_dir,
+    settle_options,
+)
 from .cli import builtin_languages, parse_settings
-from .settings import DEFAULT_SPEED, ModelSettings
-from .voices.catalog import language_code
+from .settings import DEFAULT_SPEED
 from .voices.folder import VoiceFolder
-
-_LOGGER = logging.getLogger(__name__)
 
 OPTIONS_FILE = Path("/data/options.json")
 DATA_DIR = Path("/data")
-SHARE_DIR = Path("/share")
-"""Home Assistant's folder shared with Samba and other add-ons: voices_dir is created only here."""
 ADDON_URI = "tcp://0.0.0.0:10200"
 PROG = "wyoming-pocket-tts add-on"
 
-_OPTION_TYPES: dict[str, tuple[type | tuple[type, ...], str]] = {
-    "language": (str, "a string"),
-    "languages": (list, "a list"),
-    "max_models": (int, "an integer"),
-    "preload": (bool, "true or false"),
-    "voice": (str, "a string"),
-    "voices": (list, "a list"),
-    "voices_dir": (str, "a string"),
-    "hf_token": (str, "a string"),
-    "voice_cache_size": (int, "an integer"),
-    "loudness": (str, "a string"),
-    "quantize": ((str, bool), "auto, on or off"),
-    "speed": ((int, float), "a number"),
-    "sentence_pause": (int, "an integer"),
-    "lead_silence": (int, "an integer"),
-    "text_cleanup": (bool, "true or false"),
-    "number_words": (bool, "true or false"),
-    "debug_logging": (bool, "true or false"),
+__all__ = [
+    "CONFIG_DIR",
+    "DEFAULT_VOICES_DIR",
+    "OPTIONS",
+    "SHARE_DIR",
+    "OptionsError",
+    "check_options",
+    "folder_voices",
+    "main",
+    "options_to_argv",
+    "prepare_voices_dir",
+]
+
+Flags = Callable[[Any], list[str]]
+
+
+def _value(flag: str) -> Flags:
+    return lambda value: [flag, str(value).strip()] if str(value).strip() else []
+
+
+def _switch(flag: str, when: bool = True) -> Flags:
+    return lambda value: [flag] if value is when else []
+
+
+def _quantize(value: Any) -> list[str]:
+    mode = {"True": "on", "False": "off", True: "on", False: "off"}.get(value, value)
+    return [] if mode == "auto" else ["--quantize", mode]
+
+
+def _none(value: Any) -> list[str]:
+    return []
+
+
+def _unless(flag: str, default: float) -> Flags:
+    """The flag with the value, unless it is the server's default (a number)."""
+    return lambda value: [] if value == default else [flag, f"{value:g}"]
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of config.yaml's schema: the JSON type(s) the Supervisor writes, and its flags."""
+
+    kind: type | tuple[type, ...]
+    expected: str
+    flags: Flags = _none
+    """Server flags for a value; options that combine with others (models, voices) map in
+    `options_to_argv` itself, and `hf_token` becomes an environment variable."""
+    optional: bool = False
+    """The schema marks it `?`: it may be missing, and an empty or null value adds no flag."""
+
+
+OPTIONS: dict[str, Option] = {
+    "language": Option(str, "a string"),
+    "languages": Option(list, "a list"),
+    "voice": Option(str, "a string", optional=True),
+    "voices": Option(list, "a list"),
+    "voices_dir": Option(str, "a string", _value("--voices-dir"), optional=True),
+    "max_models": Option(int, "an integer", _value("--max-models")),
+    "preload": Option(bool, "true or false", _switch("--preload")),
+    "voice_cache_size": Option(int, "an integer", _value("--voice-cache-size")),
+    "loudness": Option(str, "a string", _value("--loudness")),
+    # A bool in 0.1.0; the Supervisor writes its saved true/false as the strings "True"/"False".
+    "quantize": Option((str, bool), "auto, on or off", _quantize),
+    "speed": Option((int, float), "a number", _unless("--speed", DEFAULT_SPEED)),
+    "sentence_pause": Option(int, "an integer", _unless("--sentence-pause", 0)),
+    "lead_silence": Option(int, "an integer", _unless("--lead-silence", 0)),
+    "text_cleanup": Option(bool, "true or false", _switch("--no-text-cleanup", when=False)),
+    "number_words": Option(bool, "true or false", _switch("--no-number-words", when=False)),
+    "debug_logging": Option(bool, "true or false", _switch("--debug")),
+    "hf_token": Option(str, "a string", optional=True),
 }
-"""Every option of config.yaml's schema and the JSON type the Supervisor writes for it."""
+"""Every option of config.yaml's schema, in the order their flags are given. A new server flag's
+option is one row here (plus config.yaml's options and schema, translations/en.yaml, DOCS.md)."""
 _VOICE_KEYS = {"name", "source", "language", "speed"}
-_OPTIONAL = ("voice", "voices_dir", "hf_token")
-"""Options the Supervisor leaves out (or that may be null or empty) when the user clears them."""
-_QUANTIZE_MODES = ("auto", "on", "off")
-"""Values of the `quantize` option; it was a bool at first, and true/false still mean on/off."""
 
 
 class OptionsError(ValueError):
-    """options.json holds something the add-on schema does not allow."""
+    """options.json cannot be read, or holds a type the add-on schema does not allow."""
 
 
 def check_options(options: Any) -> None:
-    """Raise OptionsError unless every option has the type config.yaml's schema gives it."""
+    """Raise OptionsError unless every known option has the JSON type config.yaml's schema gives
+    it. Unknown options are not checked: the Supervisor drops them, and so does `settle_options`.
+    """
     if not isinstance(options, Mapping):
         raise OptionsError(f"options must be a JSON object, got {json.dumps(options)}")
     for key, value in options.items():
-        if key not in _OPTION_TYPES:
-            raise OptionsError(f"unknown option {key!r}")
-        kind, expected = _OPTION_TYPES[key]
-        if value is None and key in _OPTIONAL:
+        if key not in OPTIONS:
             continue
-        if (
-            not isinstance(value, kind)
-            or (kind in (int, (int, float)) and isinstance(value, bool))
-            or (key == "quantize" and isinstance(value, str) and value not in _QUANTIZE_MODES)
+        option = OPTIONS[key]
+        if value is None and option.optional:
+            continue
+        if not isinstance(value, option.kind) or (
+            isinstance(value, bool) and bool not in _kinds(option.kind)
         ):
-            raise OptionsError(f"option {key!r} must be {expected}, got {json.dumps(value)}")
+            raise OptionsError(f"option {key!r} must be {option.expected}, got {json.dumps(value)}")
     for number, voice in enumerate(options.get("voices", []), 1):
         where = f"option 'voices' entry {number}"
         if not isinstance(voice, Mapping) or not {"name", "source"} <= set(voice) <= _VOICE_KEYS:
@@ -97,8 +153,10 @@ def check_options(options: Any) -> None:
         speed = voice.get("speed")
         if speed is not None and (isinstance(speed, bool) or not isinstance(speed, int | float)):
             raise OptionsError(f"{where}: 'speed' must be a number, got {json.dumps(speed)}")
-        if "=" in voice["name"]:
-            raise OptionsError(f"{where}: a voice name cannot contain '=': {voice['name']!r}")
+
+
+def _kinds(kind: type | tuple[type, ...]) -> tuple[type, ...]:
+    return kind if isinstance(kind, tuple) else (kind,)
 
 
 def options_to_argv(
@@ -106,6 +164,7 @@ def options_to_argv(
 ) -> list[str]:
     """The server flags for the add-on's options; raises OptionsError for a wrong type.
 
+    The values are used as given: `settle_options` first replaces those the server would refuse.
     The default `voice` is listed first: moved to the front if it is one of `voices`, else taken
     from `folder_voices` (name -> file of the voices folder), else a pocket-tts built-in voice of
     that name. Not included: --uri and --data-dir (`main` adds them) and `hf_token` (an
@@ -132,47 +191,22 @@ def options_to_argv(
             voices.insert(0, default)
     for voice in voices:
         argv += ["--voice", voice]
-    if options.get("voices_dir"):
-        argv += ["--voices-dir", options["voices_dir"]]
-    if "max_models" in options:
-        argv += ["--max-models", str(options["max_models"])]
-    if options.get("preload"):
-        argv.append("--preload")
-    if "voice_cache_size" in options:
-        argv += ["--voice-cache-size", str(options["voice_cache_size"])]
-    if str(options.get("loudness") or "").strip():
-        argv += ["--loudness", options["loudness"].strip()]
-    quantize = options.get("quantize", "auto")
-    if isinstance(quantize, bool):
-        quantize = "on" if quantize else "off"
-    if quantize != "auto":
-        argv += ["--quantize", quantize]
-    if options.get("speed", DEFAULT_SPEED) != DEFAULT_SPEED:
-        argv += ["--speed", f"{options['speed']:g}"]
-    for key in ("sentence_pause", "lead_silence"):
-        if options.get(key):
-            argv += [f"--{key.replace('_', '-')}", str(options[key])]
-    if options.get("text_cleanup") is False:
-        argv.append("--no-text-cleanup")
-    if options.get("number_words") is False:
-        argv.append("--no-number-words")
-    if options.get("debug_logging"):
-        argv.append("--debug")
+    for key, option in OPTIONS.items():
+        if options.get(key) is not None:
+            argv += option.flags(options[key])
     return argv
 
 
 def _voice_flag(voice: Mapping[str, Any]) -> str:
-    """`--voice` for an entry of `voices`: its language is a code (`fr`) or a model (`french`),
+    """`--voice` for an entry of `voices`: its language is a code (`fr`) or a model (`french`);
     its speed (if any) a `,speed=` field."""
-    flag = f"{voice['name']}={voice['source']}"
+    flag = f"{voice['name'].strip()}={voice['source'].strip()}"
     if voice.get("speed") is not None:
         flag += f",speed={voice['speed']:g}"
     language = (voice.get("language") or "").strip()
     if not language:
         return flag
-    if language in builtin_languages():
-        language = language_code(ModelSettings(language=language))
-    return f"{language}:{flag}"
+    return f"{language_of(language) or language}:{flag}"
 
 
 def load_options(path: Path) -> dict[str, Any]:
@@ -185,23 +219,6 @@ def load_options(path: Path) -> dict[str, Any]:
         raise OptionsError(f"{path} is not valid JSON: {error}") from error
 
 
-def prepare_voices_dir(voices_dir: str | None, share: Path = SHARE_DIR) -> None:
-    """Create a missing voices folder if it lies under /share, so users find where to drop files.
-
-    Anywhere else a missing folder is left for the server to report: it is probably a typo or a
-    folder the add-on cannot see.
-    """
-    if not voices_dir:
-        return
-    path = Path(voices_dir).resolve()
-    if path.exists() or not path.is_relative_to(share.resolve()):
-        return
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        _LOGGER.warning("Cannot create voices folder %s: %s", path, error)
-
-
 def folder_voices(voices_dir: str | None) -> dict[str, str]:
     """The voices the server will find in the voices folder, by name (as the server scans it)."""
     if not voices_dir or not Path(voices_dir).is_dir():
@@ -212,6 +229,10 @@ def folder_voices(voices_dir: str | None) -> dict[str, str]:
 def _fail(message: str) -> int:
     print(f"{PROG}: error: {message}", file=sys.stderr)
     return 2
+
+
+def _warn(message: str) -> None:
+    print(f"{PROG}: warning: {message}", file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -228,8 +249,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             check_options(options)
         except OptionsError as error:
             return _fail(str(error))
-        prepare_voices_dir(options.get("voices_dir"))
-        option_flags = options_to_argv(options, folder_voices(options.get("voices_dir")))
+        voices_dir, notes = prepare_voices_dir(options.get("voices_dir"))
+        options = {**options, "voices_dir": voices_dir}
+        found = folder_voices(voices_dir)
+        options, more = settle_options(options, OPTIONS, builtin_languages(), found)
+        for note in [*notes, *more]:
+            _warn(note)
+        option_flags = options_to_argv(options, found)
         if options.get("hf_token"):
             # The voice-cloning weights are gated; huggingface_hub reads the token from here.
             os.environ["HF_TOKEN"] = options["hf_token"]

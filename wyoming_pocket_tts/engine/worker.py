@@ -16,6 +16,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING
 
 from ..audio.shaping import ReplyShaper
@@ -243,17 +244,25 @@ def _between_words(tokenizer: Tokenizer, text: str) -> list[str]:
     pieces: list[str] = []
     words = text.split()
     while words:
-        fits = _longest_fit(len(words), lambda count, words=words: size(words[:count]))
+        fits = _longest_fit(len(words), partial(_first_words_size, size, words))
         if fits:
             pieces.append(" ".join(words[:fits]))
             words = words[fits:]
             continue
         word = words.pop(0)
         while word:
-            cut = max(1, _longest_fit(len(word), lambda count, word=word: size([word[:count]])))
+            cut = max(1, _longest_fit(len(word), partial(_first_letters_size, size, word)))
             pieces.append(word[:cut])
             word = word[cut:]
     return pieces
+
+
+def _first_words_size(size: Callable[[list[str]], int], words: list[str], count: int) -> int:
+    return size(words[:count])
+
+
+def _first_letters_size(size: Callable[[list[str]], int], word: str, count: int) -> int:
+    return size([word[:count]])
 
 
 def _longest_fit(most: int, size: Callable[[int], int]) -> int:

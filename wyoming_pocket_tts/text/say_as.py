@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 
 from .numbers import reader
-from .numbers.engine import Reader
+from .numbers.reader import Reader
 
 _DIGITS_RE = re.compile(r"[0-9]+")
 _DATE_PARTS_RE = re.compile(r"[0-9]+")
@@ -30,65 +30,66 @@ def say_as(text: str, interpret_as: str, language: str, date_format: str = "") -
         return text
 
 
-def _characters(text: str, words: Reader, _: str) -> str:
+def _characters(text: str, numbers: Reader, _: str) -> str:
     """ "ABC12" -> "A B C one two": each letter on its own, digits as digit words."""
     spoken = []
     for char in text:
         if char.isdigit() and char.isascii():
-            spoken.append(words.spell.digits(char))
+            spoken.append(numbers.words.spell.digits(char))
         elif char.isalnum():
             spoken.append(char.upper())
     return " ".join(spoken)
 
 
-def _digits(text: str, words: Reader, _: str) -> str:
+def _digits(text: str, numbers: Reader, _: str) -> str:
     """ "2045" -> "two zero four five"; anything between digit groups is dropped."""
-    return " ".join(words.spell.digits(group) for group in _DIGITS_RE.findall(text))
+    return " ".join(numbers.words.spell.digits(group) for group in _DIGITS_RE.findall(text))
 
 
-def _cardinal(text: str, words: Reader, _: str) -> str:
+def _cardinal(text: str, numbers: Reader, _: str) -> str:
     digits = text.replace(" ", "")
     if digits.lstrip("+-").isdigit():
         number = int(digits)
-        spoken = words.spell.cardinal(abs(number))
-        return f"{words.language.minus} {spoken}" if number < 0 else spoken
-    return words.read(text)
+        spoken = numbers.words.spell.cardinal(abs(number))
+        return f"{numbers.words.language.minus} {spoken}" if number < 0 else spoken
+    return numbers.read(text)
 
 
-def _ordinal(text: str, words: Reader, _: str) -> str:
+def _ordinal(text: str, numbers: Reader, _: str) -> str:
     match = _DIGITS_RE.search(text)
     if match is None:
-        return words.read(text)
-    return words.spell.ordinal(int(match.group()))
+        return numbers.read(text)
+    return numbers.words.spell.ordinal(int(match.group()))
 
 
-def _date(text: str, words: Reader, date_format: str) -> str:
+def _date(text: str, numbers: Reader, date_format: str) -> str:
     """A full date in any order `format` names (ymd, dmy, mdy) is read as its ISO form."""
     parts = _DATE_PARTS_RE.findall(text)
     if len(parts) != 3:
-        return words.read(text)
+        return numbers.read(text)
     order = date_format if sorted(date_format) == ["d", "m", "y"] else ""
     if not order:
-        order = "ymd" if len(parts[0]) == 4 else ("mdy" if words.language.code == "en" else "dmy")
+        english = numbers.words.language.code == "en"
+        order = "ymd" if len(parts[0]) == 4 else ("mdy" if english else "dmy")
     values = dict(zip(order, parts, strict=True))
     year, month, day = values["y"], values["m"], values["d"]
     if len(year) == 2:
         year = f"20{year}"
-    return words.read(f"{int(year):04d}-{int(month):02d}-{int(day):02d}")
+    return numbers.read(f"{int(year):04d}-{int(month):02d}-{int(day):02d}")
 
 
-def _time(text: str, words: Reader, _: str) -> str:
+def _time(text: str, numbers: Reader, _: str) -> str:
     compact = re.fullmatch(r"([0-9]{1,2})([0-9]{2})", text)
     if compact:
         text = f"{compact.group(1)}:{compact.group(2)}"
-    return words.read(text)
+    return numbers.read(text)
 
 
-def _telephone(text: str, words: Reader, _: str) -> str:
+def _telephone(text: str, numbers: Reader, _: str) -> str:
     """Every group of digits digit by digit, with the language's separator between groups."""
-    groups = [words.spell.digits(group) for group in _DIGITS_RE.findall(text)]
-    spoken = words.language.digits_separator.join(groups)
-    return f"{words.language.plus} {spoken}" if text.startswith("+") else spoken
+    groups = [numbers.words.spell.digits(group) for group in _DIGITS_RE.findall(text)]
+    spoken = numbers.words.language.digits_separator.join(groups)
+    return f"{numbers.words.language.plus} {spoken}" if text.startswith("+") else spoken
 
 
 _KINDS: dict[str, Callable[[str, Reader, str], str]] = {

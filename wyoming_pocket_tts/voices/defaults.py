@@ -36,6 +36,15 @@ def default_voice_source(language: str | None, config: str | None) -> tuple[str,
     return fallback, fallback
 
 
+def builtin_voice_names() -> frozenset[str] | None:
+    """Names of pocket-tts's built-in voices (read without importing it), None if unreadable."""
+    try:
+        return frozenset(_tables()[2])
+    except (OSError, SyntaxError, KeyError, ValueError) as error:
+        _LOGGER.debug("Reading pocket-tts's voice table failed: %s", error)
+        return None
+
+
 @functools.cache
 def _tables() -> tuple[dict[str, str], str, dict[str, str]]:
     spec = importlib.util.find_spec("pocket_tts")
