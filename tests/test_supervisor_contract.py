@@ -366,11 +366,6 @@ def test_voices_folder_on_read_only_share(tmp_path: Path, hub: Path) -> None:
     assert run.warnings == [] and "grandma" in run.voices
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine/worker.py: a default voice that cannot be loaded stops the server (exit 1) "
-    "instead of falling back to the model's default voice; left to the engine's rewrite",
-)
 def test_recording_as_default_voice_without_cloning(
     tmp_path: Path, hub_without_cloning: Path
 ) -> None:

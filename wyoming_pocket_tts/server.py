@@ -20,7 +20,7 @@ from .engine.tuning import log_speed_verdict
 from .engine.worker import Engine
 from .protocol.handler import TtsEventHandler
 from .service import Service
-from .voices.catalog import VoiceCatalog, with_default_voices
+from .voices.catalog import VoiceCatalog, default_voice, with_default_voices
 
 if TYPE_CHECKING:
     from zeroconf.asyncio import AsyncZeroconf
@@ -36,7 +36,8 @@ class TtsServer:
         models = settings.engine.models
         voices = with_default_voices(settings.voices, models)
         languages = [model.code for model in models]
-        self.catalog = VoiceCatalog(voices, settings.voices_dirs, languages)
+        last_resort = {model.code: default_voice(model) for model in models}
+        self.catalog = VoiceCatalog(voices, settings.voices_dirs, languages, last_resort)
         self.engine = Engine(settings.engine, self.catalog)
         self.service = Service(self.engine, self.catalog, settings.server)
         self._server: asyncio.Server | None = None

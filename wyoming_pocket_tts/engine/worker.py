@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from ..audio.shaping import ReplyShaper
 from ..errors import MODEL_UNAVAILABLE, SYNTHESIS_FAILED, JobError
-from ..settings import EngineSettings
+from ..settings import EngineSettings, VoiceSpec
 from ..voices.catalog import VoiceCatalog
 from ..voices.states import Voice, VoiceStates
 from .models import LoadedModel, ModelPool, ModelUnavailable
@@ -114,17 +114,33 @@ class Engine:
                 continue  # logged; its requests get an error
             voices = self._catalog.voices_of(settings.code)[: self.settings.voice_cache_size]
             for spec in voices:
+                first = number == 0 and spec == voices[0]
                 try:
-                    voice = loaded.voices.get(spec)
-                    if spec == voices[0]:  # first-call costs paid before Ready, not by a request
-                        warm_up(loaded.model, voice.state)
+                    voice = self._warm_voice(loaded, spec, first)
                 except Exception as error:
-                    if number == 0 and spec == voices[0]:
+                    if first:
                         raise RuntimeError(
                             f"default voice {spec.name!r} cannot be loaded: {error}"
                         ) from error
                     _LOGGER.error("Voice %s cannot be loaded: %s", spec.name, error)
                     self._catalog.report_failure(spec, str(error))
+                    continue
+                if spec == voices[0]:  # first-call costs paid before Ready, not by a request
+                    warm_up(loaded.model, voice.state)
+
+    def _warm_voice(self, loaded: LoadedModel, spec: VoiceSpec, first: bool) -> Voice:
+        """A voice's state; the default voice that cannot load gives way to the catalog's
+        fallback (pocket-tts's own voice), so the server still starts and serves."""
+        try:
+            return loaded.voices.get(spec)
+        except Exception as error:
+            fallback = self._catalog.report_failure(spec, str(error)) if first else None
+            if fallback is None:
+                raise
+            try:
+                return loaded.voices.get(fallback)
+            except Exception:
+                raise error from None
 
     def _serve(self, request: SpeechRequest, piece: Piece) -> list[Piece]:
         """Speak the first bounded chunk of `piece`; return the chunks left for later."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from enum import Enum
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -207,6 +207,7 @@ class VoiceCatalog:
         voices: list[VoiceSpec],
         folders: Sequence[Path] = (),
         languages: Sequence[str] = (),
+        last_resort: Mapping[str, VoiceSpec] | None = None,
     ) -> None:
         if not voices:
             raise ValueError("at least one voice is required")
@@ -222,6 +223,9 @@ class VoiceCatalog:
                 raise ValueError(f"voice {spec.name!r}: language {spec.language!r} is not served")
             self._configured[spec.name] = spec
         self.default = next(iter(self._configured.values()))
+        self._last_resort = dict(last_resort or {})
+        """Per language, pocket-tts's own default voice: it speaks when the language's default
+        voice cannot (a recording without the cloning weights), so the language still serves."""
         self.failures = LoadFailures()
         self._roots = list(folders)
         self._folders: dict[Path, VoiceFolder] = {}
@@ -230,9 +234,15 @@ class VoiceCatalog:
 
     @property
     def voices(self) -> list[VoiceSpec]:
-        """All voices as they are now, default first."""
+        """All voices as they are now, default first (and a language's last resort while it
+        stands in for its default)."""
         self._scan()
-        return [*self._configured.values(), *self._found.values()]
+        voices = [*self._configured.values(), *self._found.values()]
+        names = {spec.name for spec in voices}
+        for code, spec in self._last_resort.items():
+            if spec.name not in names and self.failures.reason(self.default_for(code)):
+                voices.append(spec)
+        return voices
 
     def voices_of(self, language: str) -> list[VoiceSpec]:
         """The voices of one language, its default first."""
@@ -274,8 +284,11 @@ class VoiceCatalog:
         return self._fallback(spec, reason)
 
     def _fallback(self, spec: VoiceSpec, reason: str) -> VoiceSpec | None:
-        """The one rule for a voice that cannot load: its language's default speaks instead."""
+        """The one rule for a voice that cannot load: its language's default speaks instead;
+        for the default itself, pocket-tts's own default voice of the language."""
         fallback = self.default_for(spec.language)
+        if fallback == spec:
+            fallback = self._last_resort.get(spec.language, spec)
         if fallback == spec:
             return None
         _LOGGER.warning("Voice %s cannot load (%s): using %s", spec.name, reason, fallback.name)
