@@ -17,8 +17,9 @@ import pytest
 import torch
 
 from wyoming_pocket_tts.cli import parse_settings
-from wyoming_pocket_tts.engine import tuning
-from wyoming_pocket_tts.engine.tuning import Speed, Tuning, load_tuned_model, log_speed_verdict
+from wyoming_pocket_tts.engine.advice import SLOW_RTF, log_speed_verdict
+from wyoming_pocket_tts.engine.timing import Speed
+from wyoming_pocket_tts.engine.tuning import Tuning, load_tuned_model
 from wyoming_pocket_tts.settings import ModelSettings
 
 from .conftest import model_args
@@ -28,6 +29,7 @@ from .support import ServerProcess, synthesize
 FRAMES = 3
 """A very short timed generation: enough for both figures, cheap on 2 shared cores."""
 TUNING_LOGGER = "wyoming_pocket_tts.engine.tuning"
+ADVICE_LOGGER = "wyoming_pocket_tts.engine.advice"
 
 
 def is_quantized(model) -> bool:
@@ -194,11 +196,11 @@ def test_quantize_flag_rejects_other_values(capsys: pytest.CaptureFixture[str]) 
 def test_slow_host_gets_a_concrete_suggestion(
     caplog: pytest.LogCaptureFixture, language: str, quantize: bool, advice: str
 ) -> None:
-    caplog.set_level(logging.INFO, logger=TUNING_LOGGER)
+    caplog.set_level(logging.INFO, logger=ADVICE_LOGGER)
     settings = ModelSettings(language=language, quantize=quantize)
-    log_speed_verdict(Tuning(settings, 1, Speed(0.4, tuning.SLOW_RTF * 0.9), "test"))
+    log_speed_verdict(Tuning(settings, 1, Speed(0.4, SLOW_RTF * 0.9), "test"))
     (warning,) = [r for r in caplog.records if r.levelno == logging.WARNING]
     assert advice in warning.getMessage()
     caplog.clear()
-    log_speed_verdict(Tuning(settings, 1, Speed(0.1, tuning.SLOW_RTF * 1.1), "test"))
+    log_speed_verdict(Tuning(settings, 1, Speed(0.1, SLOW_RTF * 1.1), "test"))
     assert [r.levelno for r in caplog.records] == [logging.INFO]
