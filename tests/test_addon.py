@@ -196,6 +196,7 @@ def test_default_options_are_the_server_defaults(config: dict[str, Any], tmp_pat
     options = config["options"]
     assert options["voice_cache_size"] == parser.get_default("voice_cache_size")
     assert options["quantize"] == "auto" and options["text_cleanup"] is True
+    assert options["threads"] == "auto" and parser.get_default("threads") is None
     assert options["number_words"] is True
     assert options["max_models"] == parser.get_default("max_models")
     assert options["preload"] is False and options["languages"] == []
@@ -229,6 +230,7 @@ def test_options_to_argv_maps_every_option() -> None:
             "voice_cache_size": 3,
             "loudness": " -16 ",
             "quantize": "on",
+            "threads": "2",
             "text_cleanup": False,
             "number_words": False,
             "debug_logging": True,
@@ -243,7 +245,8 @@ def test_options_to_argv_maps_every_option() -> None:
         "--max-models", "3", "--preload",
         "--voice-cache-size", "3",
         "--loudness", "-16",
-        "--quantize", "on", "--no-text-cleanup", "--no-number-words", "--debug",
+        "--quantize", "on", "--threads", "2",
+        "--no-text-cleanup", "--no-number-words", "--debug",
     ]  # fmt: skip
     assert "hf_secret" not in argv
 
@@ -257,6 +260,7 @@ def test_quiet_options_add_no_flags() -> None:
                 "voices": [],
                 "voices_dir": "",
                 "quantize": "auto",
+                "threads": "auto",
                 "text_cleanup": True,
                 "number_words": True,
             }
@@ -307,6 +311,25 @@ def test_quantize_option_maps_to_the_flag(
     argv = options_to_argv({"quantize": value})
     assert argv == flags
     assert parse_settings(argv).engine.model.quantize is quantize
+
+
+@pytest.mark.parametrize(
+    ("value", "flags", "threads"),
+    [
+        ("auto", [], None),
+        ("1", ["--threads", "1"], 1),
+        ("4", ["--threads", "4"], 4),
+        (8, ["--threads", "8"], 8),
+    ],
+)
+def test_threads_option_maps_to_the_flag(
+    config: dict[str, Any], value: Any, flags: list[str], threads: int | None
+) -> None:
+    choices = re.fullmatch(r"list\((.+)\)", config["schema"]["threads"])
+    assert choices and str(value) in choices.group(1).split("|")
+    argv = options_to_argv({"threads": value})
+    assert argv == flags
+    assert parse_settings(argv).engine.model.threads == threads
 
 
 VOICES = [{"name": "a", "source": "/share/a.wav"}, {"name": "b", "source": "alba"}]
@@ -367,6 +390,8 @@ def wav_bytes(seconds: float = 0.1, rate: int = 24000) -> bytes:
         ({"voice_cache_size": True}, "option 'voice_cache_size' must be an integer, got true"),
         ({"quantize": "yes"}, "option 'quantize' must be auto, on or off"),
         ({"quantize": 1}, "option 'quantize' must be auto, on or off"),
+        ({"threads": "9"}, "option 'threads' must be auto or a number of threads from 1 to 8"),
+        ({"threads": True}, "option 'threads' must be auto or a number of threads from 1 to 8"),
         ({"voices": {"name": "a"}}, "option 'voices' must be a list"),
         ({"voices": None}, "option 'voices' must be a list"),
         ({"voices": [{"name": "a"}]}, "option 'voices' entry 1 needs 'name' and 'source'"),

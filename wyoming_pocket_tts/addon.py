@@ -51,6 +51,7 @@ _OPTION_TYPES: dict[str, tuple[type | tuple[type, ...], str]] = {
     "voice_cache_size": (int, "an integer"),
     "loudness": (str, "a string"),
     "quantize": ((str, bool), "auto, on or off"),
+    "threads": ((str, int), "auto or a number of threads from 1 to 8"),
     "text_cleanup": (bool, "true or false"),
     "number_words": (bool, "true or false"),
     "debug_logging": (bool, "true or false"),
@@ -61,6 +62,8 @@ _OPTIONAL = ("voice", "voices_dir", "hf_token")
 """Options the Supervisor leaves out (or that may be null or empty) when the user clears them."""
 _QUANTIZE_MODES = ("auto", "on", "off")
 """Values of the `quantize` option; it was a bool at first, and true/false still mean on/off."""
+_THREADS_CHOICES = ("auto", *(str(count) for count in range(1, 9)))
+"""Values of the `threads` option (config.yaml's list); a number may arrive as an integer."""
 
 
 class OptionsError(ValueError):
@@ -81,6 +84,7 @@ def check_options(options: Any) -> None:
             not isinstance(value, kind)
             or (kind is int and isinstance(value, bool))
             or (key == "quantize" and isinstance(value, str) and value not in _QUANTIZE_MODES)
+            or (key == "threads" and str(value) not in _THREADS_CHOICES)
         ):
             raise OptionsError(f"option {key!r} must be {expected}, got {json.dumps(value)}")
     for number, voice in enumerate(options.get("voices", []), 1):
@@ -141,6 +145,8 @@ def options_to_argv(
         quantize = "on" if quantize else "off"
     if quantize != "auto":
         argv += ["--quantize", quantize]
+    if str(options.get("threads", "auto")) != "auto":
+        argv += ["--threads", str(options["threads"])]
     if options.get("text_cleanup") is False:
         argv.append("--no-text-cleanup")
     if options.get("number_words") is False:

@@ -1,8 +1,10 @@
 """Saved `--quantize auto` decisions: one small JSON file per host key, written atomically.
 
 The key holds everything that could change the answer (CPU model, usable cores, machine, torch
-and pocket-tts versions, torchao's presence, the model's identity); a change in any of it gives
-another file, so the next start measures again.
+and pocket-tts versions, torchao's presence, the model's identity, a fixed `--threads`); a change
+in any of it gives another file, so the next start measures again. Each file carries the
+`VERSION` of the rule and measurement that decided it: one decided otherwise (before version 2:
+by real-time factor alone, on a 10-frame generation) is measured again.
 """
 
 from __future__ import annotations
@@ -27,13 +29,14 @@ from .timing import Speed
 
 _LOGGER = logging.getLogger(__name__)
 
-MAX_THREADS = 4
-"""The most torch intra-op threads tried (never more than the usable cores)."""
+VERSION = 2
+"""Of the rule and measurement behind a saved decision: 2 is first audio first, on the serving
+path (`rule`, `timing`); files without it were decided by real-time factor alone."""
 
 
 def host_key(settings: ModelSettings) -> dict[str, str]:
     """Everything a saved auto decision depends on; a change in any of it measures again."""
-    return {
+    key = {
         "cpu": cpu_model(),
         "cores": str(usable_cores()),
         "machine": platform.machine(),
@@ -42,6 +45,9 @@ def host_key(settings: ModelSettings) -> dict[str, str]:
         "torchao": str(importlib.util.find_spec("torchao") is not None),
         "model": model_identity(replace(settings, quantize=False)),
     }
+    if settings.threads is not None:
+        key["threads"] = str(settings.threads)
+    return key
 
 
 class DecisionStore:
@@ -61,13 +67,16 @@ class DecisionStore:
             record = json.loads(path.read_text(encoding="utf-8"))
             if record["key"] != key:
                 return None
+            if record.get("version") != VERSION:
+                _LOGGER.info("Measuring again: %s was decided by an older rule", path)
+                return None
             record["figures"] = {
                 str(label): Speed(float(f["first_audio"]), float(f["rtf"]))
                 for label, f in record["figures"].items()
             }
             if not isinstance(record["quantize"], bool) or not isinstance(record["threads"], int):
                 raise TypeError("quantize or threads has the wrong type")
-            if not 1 <= record["threads"] <= MAX_THREADS:
+            if record["threads"] < 1:
                 raise ValueError(f"threads {record['threads']} out of range")
         except FileNotFoundError:
             return None
@@ -81,6 +90,7 @@ class DecisionStore:
     ) -> None:
         """Save a decision; a failure is logged (the next start measures again), never fatal."""
         record = {
+            "version": VERSION,
             "key": key,
             "quantize": quantize,
             "threads": threads,

@@ -1,22 +1,20 @@
-"""Load the model the way it runs fastest on this host, warm it up and time it.
+"""Load the model the way it serves a listener best on this host, warm it up and time it.
 
 Whether int8 dynamic quantisation helps depends on the CPU: on x86-64 it roughly halves the time to
-first audio, on some ARM boards (pocket-tts issue #240, Cortex-A76) it is slower than fp32. So with
-`--quantize auto` the first start loads the model, times the same short generation in fp32 and
-int8 (interleaved, best of `ROUNDS`), keeps int8 only if its real-time factor is at least
-`MARGIN` higher, and saves the decision under `<data dir>/tuning/`, keyed by everything that
-could change the answer (`decisions`). Later starts read it and skip the comparison.
+first audio, on some ARM boards (pocket-tts issue #240, Cortex-A76) it is slower than fp32. More
+torch intra-op threads (pocket-tts pins 1) may help or may fight pocket-tts's own two generation
+threads for the cores. So with `--quantize auto` the first start loads the model and times every
+configuration (fp32 and int8, 1 thread and as many as usable cores, at most `MAX_THREADS`; a
+`--threads N` fixes the count) on the serving path (`timing`), in `ROUNDS` interleaved rounds,
+chooses by `rule` (the lowest first audio among configurations that stay comfortably real time,
+a change only beyond the measured noise), and saves the decision under `<data dir>/tuning/`
+(`decisions`). Later starts read it and skip the comparison; a decision saved by an older rule
+is measured again. `--quantize on|off` runs `--threads` threads (1 for auto) without measuring.
 
-Every start ends with a timed generation, before `Ready`: it pays the first-call costs that would
-otherwise land on the first request (`timing`), and gives the speed verdict logged after `Ready`
-(`advice`). The comparison, when it runs, serves as that warm-up. Once the default
-voice is loaded, `warm_up` generates one chunk with it, for the costs tied to a voice prompt.
-
-The same comparison decides the torch intra-op threads (pocket-tts pins 1): each variant is also
-timed with as many threads as usable cores (at most `MAX_THREADS`), kept only if `MARGIN` faster.
-On the project's shared 2-core host, 2 threads beat 1 in 6 of 8 interleaved pairs (README,
-Performance), but part of that is a bigger share of contended cores; 4+ core hosts were not
-available, so the choice is measured per host rather than assumed. `--quantize on|off` keeps 1.
+Every start ends with a timed generation on the serving path, before `Ready`: it pays the
+first-call costs that would otherwise land on the first request, and gives the speed verdict
+logged after `Ready` (`advice`). The comparison, when it runs, serves as that warm-up. Once the
+default voice is loaded, `warm_up` generates one chunk with it, for the costs of a voice prompt.
 """
 
 from __future__ import annotations
@@ -26,7 +24,7 @@ import logging
 import threading
 import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -34,9 +32,17 @@ from typing import TYPE_CHECKING
 
 from ..host import release_freed_memory, set_torch_threads, usable_cores
 from ..settings import ModelSettings
-from .advice import label
-from .decisions import MAX_THREADS, DecisionStore, host_key
-from .timing import FRAMES, TEXT, Speed, random_state_kept, time_generation
+from .decisions import DecisionStore, host_key
+from .rule import Config, best, choose
+from .timing import (
+    FRAMES,
+    LONG_TEXT,
+    SHORT_TEXT,
+    Speed,
+    random_state_kept,
+    serve,
+    time_serving,
+)
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
@@ -44,10 +50,10 @@ if TYPE_CHECKING:
 _LOGGER = logging.getLogger(__name__)
 
 ROUNDS = 2
-"""Rounds of every variant when comparing; the best run of each counts (noise only slows)."""
-MARGIN = 1.10
-"""int8 (or more threads) is kept only if its real-time factor beats fp32 (1 thread) by this
-factor: else the simpler choice, which is also the exact one."""
+"""Interleaved rounds of every configuration when comparing (the spread between them is the
+noise a change has to beat)."""
+MAX_THREADS = 4
+"""The most torch intra-op threads `auto` tries (never more than the usable cores)."""
 _FOLDER = "tuning"
 
 
@@ -60,9 +66,21 @@ class Tuning:
     threads: int
     """Torch intra-op threads generation uses (pocket-tts sets 1)."""
     speed: Speed
-    """This start's measurement of the loaded model."""
+    """This start's measurement of the loaded model, on the serving path."""
     reason: str
-    """Where the quantisation choice comes from, for the log."""
+    """Where the choice comes from, for the log."""
+
+
+def candidates(settings: ModelSettings) -> list[Config]:
+    """The configurations `settings` leaves open, simplest first (one: nothing to measure)."""
+    quantize = (False, True) if settings.quantize is None else (settings.quantize,)
+    if settings.threads is not None:
+        threads: Sequence[int] = (settings.threads,)
+    elif settings.quantize is None:
+        threads = sorted({1, min(usable_cores(), MAX_THREADS)})
+    else:
+        threads = (1,)
+    return sorted(Config(count, q) for count in threads for q in quantize)
 
 
 def load_tuned_model(
@@ -72,42 +90,36 @@ def load_tuned_model(
     frames: int = FRAMES,
     rounds: int = ROUNDS,
 ) -> tuple[TTSModel, Tuning]:
-    """Load the model (quantised or not as `settings.quantize` says or this host's speed
-    decides), warmed up and timed. Runs on the engine thread; takes a few seconds more than a
-    plain load when `auto` has to compare, a fraction of a second otherwise."""
-    frames = max(frames, 2)  # the real-time factor is measured after the first frame
+    """Load the model (quantised or not, on how many threads, as the settings say or this host's
+    speed decides), warmed up and timed. Runs on the engine thread; takes a few seconds more
+    than a plain load when `auto` has to compare, a fraction of a second otherwise."""
+    configs = candidates(settings)
+    chosen: Config | None = configs[0] if len(configs) == 1 else None
+    reason = _flags(settings)
     store = DecisionStore(data_dir / _FOLDER) if data_dir is not None else None
-    quantize, threads = settings.quantize, 1
-    key: dict[str, str] | None = None
-    reason = f"--quantize {'on' if quantize else 'off'}"
-    if quantize is None:
-        key = host_key(settings)
-        saved = store.read(key) if store is not None else None
+    key = host_key(settings) if chosen is None else {}
+    if chosen is None and store is not None:
+        saved = store.read(key)
         if saved is not None:
-            quantize, threads = saved["quantize"], saved["threads"]
+            chosen = Config(saved["threads"], saved["quantize"])
             reason = f"auto, saved on {saved['measured']}: {_figures(saved['figures'])}"
-    model = _load(settings, bool(quantize))
-    if quantize is None:
-        assert key is not None
-        model, quantize, threads, figures = _compare(model, frames, rounds)
-        speed = figures[label(quantize, threads)]
+    if chosen is None:
+        model = _load(settings, False)
+        model, chosen, figures = _compare(model, configs, frames, rounds)
+        speed = figures[chosen.label]
         reason = f"auto, measured now: {_figures(figures)}"
-        _LOGGER.info(
-            "Tuned for this host: %s (%s; a change is kept only if %.0f%% faster)",
-            label(quantize, threads),
-            _figures(figures),
-            (MARGIN - 1) * 100,
-        )
         if store is not None:
-            store.write(key, quantize, threads, figures)
+            store.write(key, chosen.quantize, chosen.threads, figures)
     else:
-        set_torch_threads(threads)
-        time_generation(model, 1)  # first-call costs, kept out of the figure
-        speed = time_generation(model, frames)
+        model = _load(settings, chosen.quantize)
+        set_torch_threads(chosen.threads)
+        serve(model, SHORT_TEXT, 1)  # first-call costs, kept out of the figure
+        speed = time_serving(model, frames)
         _LOGGER.debug("Warm-up: %s", speed)
-    set_torch_threads(threads)
+    set_torch_threads(chosen.threads)
     release_freed_memory()
-    return model, Tuning(replace(settings, quantize=quantize), threads, speed, reason)
+    resolved = replace(settings, quantize=chosen.quantize)
+    return model, Tuning(resolved, chosen.threads, speed, reason)
 
 
 def warm_up(model: TTSModel, state: dict) -> None:
@@ -119,7 +131,7 @@ def warm_up(model: TTSModel, state: dict) -> None:
     """
     stop = threading.Event()
     with random_state_kept():
-        stream = model.generate_audio_stream(state, TEXT, stop=stop)
+        stream = model.generate_audio_stream(state, LONG_TEXT, stop=stop)
         try:
             next(stream, None)
         finally:
@@ -129,50 +141,52 @@ def warm_up(model: TTSModel, state: dict) -> None:
 
 
 def _compare(
-    model: TTSModel, frames: int, rounds: int
-) -> tuple[TTSModel, bool, int, dict[str, Speed]]:
-    """Time fp32 `model` and an int8 copy, each with 1 and with more torch threads, interleaved;
-    keep the faster model and thread count, free the other model.
+    model: TTSModel, configs: list[Config], frames: int, rounds: int
+) -> tuple[TTSModel, Config, dict[str, Speed]]:
+    """Time every configuration on the serving path in interleaved rounds (each round in the
+    other order, so that drift hits all alike), choose by `rule`, free the model not chosen.
+    Returns the model, the choice and each configuration's figures (best of its rounds)."""
+    started, cpu = time.monotonic(), time.process_time()
+    variants = {False: model, True: _int8_copy(model)}  # only `auto` compares
+    set_torch_threads(1)
+    for variant in variants.values():
+        serve(variant, SHORT_TEXT, 1)  # first-call costs, kept out of the comparison
+    times: dict[Config, list[Speed]] = {config: [] for config in configs}
+    for number in range(max(rounds, 1)):
+        for config in configs if number % 2 == 0 else reversed(configs):
+            set_torch_threads(config.threads)
+            speed = time_serving(variants[config.quantize], frames)
+            _LOGGER.debug("Timing %s: %s", config.label, speed)
+            times[config].append(speed)
+    choice = choose(times)
+    figures = {config.label: best(speeds) for config, speeds in times.items()}
+    _LOGGER.info(
+        "Tuned for this host: %s (%s; %s; compared in %.1f s, %.1f s CPU)",
+        choice.config.label,
+        _figures(figures),
+        choice.why,
+        time.monotonic() - started,
+        time.process_time() - cpu,
+    )
+    return variants[choice.config.quantize], choice.config, figures
 
-    int8 is kept if it beats fp32 at 1 thread by `MARGIN`; then more threads are kept if they
-    beat 1 thread by `MARGIN` for the model kept.
-    """
+
+def _int8_copy(model: TTSModel) -> TTSModel:
     from pocket_tts.quantization import RECOMMENDED_CONFIG, apply_dynamic_int8
 
-    started = time.monotonic()
     int8 = copy.deepcopy(model)
     with _quiet_quantization():
         apply_dynamic_int8(int8.flow_lm, RECOMMENDED_CONFIG)
-    variants = {False: model, True: int8}
-    counts = sorted({1, min(usable_cores(), MAX_THREADS)})
-    times: dict[str, list[Speed]] = {}
-    set_torch_threads(1)
-    for variant in variants.values():
-        time_generation(variant, 1)  # first-call costs, kept out of the comparison
-    for _ in range(rounds):
-        for threads in counts:
-            set_torch_threads(threads)
-            for quantized, variant in variants.items():
-                speed = time_generation(variant, frames)
-                name = label(quantized, threads)
-                _LOGGER.debug("Timing %s: %s", name, speed)
-                times.setdefault(name, []).append(speed)
-    figures = {name: _best(speeds) for name, speeds in times.items()}
-    quantize = figures[label(True, 1)].rtf >= figures[label(False, 1)].rtf * MARGIN
-    threads = counts[-1]
-    if figures[label(quantize, threads)].rtf < figures[label(quantize, 1)].rtf * MARGIN:
-        threads = 1
-    _LOGGER.debug("Compared %d variants in %.1f s", len(figures), time.monotonic() - started)
-    return variants[quantize], quantize, threads, figures
+    return int8
+
+
+def _flags(settings: ModelSettings) -> str:
+    quantize = {None: "auto", True: "on", False: "off"}[settings.quantize]
+    return f"--quantize {quantize}, --threads {settings.threads or 'auto'}"
 
 
 def _figures(figures: dict[str, Speed]) -> str:
     return "; ".join(f"{name}: {speed}" for name, speed in figures.items())
-
-
-def _best(speeds: list[Speed]) -> Speed:
-    """The least disturbed run of each figure: noise on a shared host only ever slows."""
-    return Speed(min(s.first_audio for s in speeds), max(s.rtf for s in speeds))
 
 
 def _load(settings: ModelSettings, quantize: bool) -> TTSModel:
