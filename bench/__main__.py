@@ -1,4 +1,4 @@
-"""`python -m bench [--quick | --model NAME | --table [NAME ...]]`: the server against pocket-tts.
+"""`python -m bench [--quick | --model NAME | --table [NAME ...]] [--tuning]`: server vs pocket-tts.
 
 Both sides use the same model (the layer shapes of pocket-tts's default `english.yaml`, random
 weights; `--model NAME` any packaged config's shapes; `--quick` the tiny test model) with
@@ -7,7 +7,8 @@ the sides (A B A B ...) so that drift on a shared machine hits both. Two compari
 with the same settings as the library (`--quantize off`, fp32), and the server with its default
 flags (`--quantize auto`) against pocket-tts with its own defaults (fp32). Prints a Markdown table
 with the ratios; `--json` also writes the raw figures. `--table` measures fp32 and int8 per model
-shape instead (`bench.models`).
+shape instead (`bench.models`); `--tuning` what `--quantize auto` decides, against every
+configuration end to end (`bench.tuning`).
 """
 
 from __future__ import annotations
@@ -219,6 +220,11 @@ def main() -> None:
         metavar="NAME",
         help="fp32 vs int8 per model shape, with RSS (default: the README's models)",
     )
+    parser.add_argument(
+        "--tuning",
+        action="store_true",
+        help="what --quantize auto decides, against every configuration end to end",
+    )
     parser.add_argument("--runs", type=int, default=None, help="runs per side (default 5, quick 2)")
     parser.add_argument("--json", type=Path, help="also write the raw figures here")
     parser.add_argument("--markdown", type=Path, help="also write the table here")
@@ -226,7 +232,14 @@ def main() -> None:
     logging.basicConfig(level=logging.ERROR)  # pocket-tts warns on every EOS-less generation
     runs = args.runs or (2 if args.quick else 5)
     started = time.monotonic()
-    if args.table is not None:
+    if args.tuning:
+        from . import tuning
+
+        with tempfile.TemporaryDirectory(prefix="pocket-bench-") as tmp:
+            results = tuning.measure("tiny" if args.quick else args.model, runs, Path(tmp))
+        results["bench_seconds"] = time.monotonic() - started
+        table = tuning.render(results)
+    elif args.table is not None:
         from .models import TABLE_MODELS, model_table, render_table
 
         with tempfile.TemporaryDirectory(prefix="pocket-bench-") as tmp:

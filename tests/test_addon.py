@@ -219,6 +219,7 @@ def test_default_options_are_the_server_defaults(config: dict[str, Any], tmp_pat
     options = config["options"]
     assert options["voice_cache_size"] == parser.get_default("voice_cache_size")
     assert options["quantize"] == "auto" and options["text_cleanup"] is True
+    assert options["threads"] == "auto" and parser.get_default("threads") is None
     assert options["number_words"] is True
     assert options["max_models"] == parser.get_default("max_models")
     assert options["preload"] is False and options["languages"] == []
@@ -260,6 +261,7 @@ def test_options_to_argv_maps_every_option() -> None:
             "speed": 1.2,
             "sentence_pause": 300,
             "lead_silence": 150,
+            "threads": "2",
             "text_cleanup": False,
             "number_words": False,
             "debug_logging": True,
@@ -275,7 +277,7 @@ def test_options_to_argv_maps_every_option() -> None:
         "--max-models", "3", "--preload",
         "--voice-cache-size", "3",
         "--loudness", "-16",
-        "--quantize", "on",
+        "--quantize", "on", "--threads", "2",
         "--speed", "1.2", "--sentence-pause", "300", "--lead-silence", "150",
         "--no-text-cleanup", "--no-number-words", "--debug",
     ]  # fmt: skip
@@ -294,6 +296,7 @@ def test_quiet_options_add_no_flags() -> None:
                 "speed": 1.0,
                 "sentence_pause": 0,
                 "lead_silence": 0,
+                "threads": "auto",
                 "text_cleanup": True,
                 "number_words": True,
             }
@@ -344,6 +347,25 @@ def test_quantize_option_maps_to_the_flag(
     argv = options_to_argv({"quantize": value})
     assert argv == flags
     assert parse_settings(argv).engine.model.quantize is quantize
+
+
+@pytest.mark.parametrize(
+    ("value", "flags", "threads"),
+    [
+        ("auto", [], None),
+        ("1", ["--threads", "1"], 1),
+        ("4", ["--threads", "4"], 4),
+        (8, ["--threads", "8"], 8),
+    ],
+)
+def test_threads_option_maps_to_the_flag(
+    config: dict[str, Any], value: Any, flags: list[str], threads: int | None
+) -> None:
+    choices = re.fullmatch(r"list\((.+)\)", config["schema"]["threads"])
+    assert choices and str(value) in choices.group(1).split("|")
+    argv = options_to_argv({"threads": value})
+    assert argv == flags
+    assert parse_settings(argv).engine.model.threads == threads
 
 
 VOICES = [{"name": "a", "source": "/share/a.wav"}, {"name": "b", "source": "alba"}]
@@ -402,6 +424,8 @@ def wav_bytes(seconds: float = 0.1, rate: int = 24000) -> bytes:
         ({"voice_cache_size": "3"}, "option 'voice_cache_size' must be an integer, got \"3\""),
         ({"voice_cache_size": True}, "option 'voice_cache_size' must be an integer, got true"),
         ({"quantize": 1}, "option 'quantize' must be auto, on or off"),
+        ({"threads": "9"}, "option 'threads' must be auto or a number of threads from 1 to 8"),
+        ({"threads": True}, "option 'threads' must be auto or a number of threads from 1 to 8"),
         ({"voices": {"name": "a"}}, "option 'voices' must be a list"),
         ({"voices": None}, "option 'voices' must be a list"),
         ({"voices": [{"name": "a"}]}, "option 'voices' entry 1 needs 'name' and 'source'"),

@@ -25,6 +25,7 @@ from wyoming.tts import (
 )
 
 from wyoming_pocket_tts.engine import worker
+from wyoming_pocket_tts.engine.chunking import MAX_PIECE_TOKENS
 from wyoming_pocket_tts.engine.models import ModelPool
 from wyoming_pocket_tts.engine.request import BYTES_PER_SECOND
 
@@ -202,7 +203,7 @@ def test_an_unpunctuated_text_is_cut_into_bounded_pieces(
             return piece, alone, during, sizes
 
     piece, alone, during, sizes = asyncio.run(scenario())
-    assert len(sizes) > 3 and max(sizes) <= worker.MAX_PIECE_TOKENS, sizes
+    assert len(sizes) > 3 and max(sizes) <= MAX_PIECE_TOKENS, sizes
     assert during < 2 * (piece + alone), (during, piece, alone)
 
 

@@ -18,7 +18,7 @@ from wyoming.info import Describe, Info
 from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart
 
 from wyoming_pocket_tts.audio.pcm import to_pcm16
-from wyoming_pocket_tts.voices.states import encoding_threads
+from wyoming_pocket_tts.host import encoding_threads
 
 from .conftest import model_args
 from .model_factory import TinyModel, write_voice_wav

@@ -1,8 +1,10 @@
-"""`--quantize auto`: the fp32/int8 choice is measured once per host and model, saved, reused.
+"""`--quantize auto`: the fp32/int8 and threads choice is measured once per host and model,
+saved, reused.
 
 The comparison runs the real pocket-tts code on the tiny random model. Which side wins on the
 tiny model says nothing (both are fast and the machine is shared); the tests check that the
-choice is measured, stored, obeyed and re-measured, never which way it goes.
+choice is measured on the serving path, stored, obeyed and re-measured, never which way it goes
+(tests/test_tuning_rule.py tests the rule with injected timings).
 """
 
 from __future__ import annotations
@@ -15,10 +17,15 @@ from pathlib import Path
 
 import pytest
 import torch
+from pocket_tts import TTSModel
 
+from bench.tuning import parse_decision
 from wyoming_pocket_tts.cli import parse_settings
-from wyoming_pocket_tts.engine import tuning
-from wyoming_pocket_tts.engine.tuning import Speed, Tuning, load_tuned_model, log_speed_verdict
+from wyoming_pocket_tts.engine import decisions, tuning
+from wyoming_pocket_tts.engine.advice import SLOW_RTF, log_speed_verdict
+from wyoming_pocket_tts.engine.chunking import chunks
+from wyoming_pocket_tts.engine.timing import LONG_TEXT, SHORT_TEXT, Speed
+from wyoming_pocket_tts.engine.tuning import Tuning, load_tuned_model
 from wyoming_pocket_tts.settings import ModelSettings
 
 from .conftest import model_args
@@ -28,6 +35,7 @@ from .support import ServerProcess, synthesize
 FRAMES = 3
 """A very short timed generation: enough for both figures, cheap on 2 shared cores."""
 TUNING_LOGGER = "wyoming_pocket_tts.engine.tuning"
+ADVICE_LOGGER = "wyoming_pocket_tts.engine.advice"
 
 
 def is_quantized(model) -> bool:
@@ -143,6 +151,9 @@ def test_server_measures_once_then_starts_from_the_saved_decision(
     with ServerProcess(args, tmp_path / "1.log") as first:
         first.wait_for_log("Speed here")
         assert "Tuned for this host" in first.log and "Timing int8 x1" in first.log
+        decision = parse_decision(first.log)  # what script/bench --tuning reads
+        assert decision["chosen"] in decision["figures"] and decision["compare_seconds"] > 0
+        assert "Speed here: first audio" in first.log and f"({decision['chosen']};" in first.log
         assert first.log.index("Ready") < first.log.index("Speed here")
         assert asyncio.run(synthesize(first.port, "Hello there.")).audio
         assert first.stop() == 0
@@ -194,11 +205,140 @@ def test_quantize_flag_rejects_other_values(capsys: pytest.CaptureFixture[str]) 
 def test_slow_host_gets_a_concrete_suggestion(
     caplog: pytest.LogCaptureFixture, language: str, quantize: bool, advice: str
 ) -> None:
-    caplog.set_level(logging.INFO, logger=TUNING_LOGGER)
+    caplog.set_level(logging.INFO, logger=ADVICE_LOGGER)
     settings = ModelSettings(language=language, quantize=quantize)
-    log_speed_verdict(Tuning(settings, 1, Speed(0.4, tuning.SLOW_RTF * 0.9), "test"))
+    log_speed_verdict(Tuning(settings, 1, Speed(0.4, SLOW_RTF * 0.9), "test"))
     (warning,) = [r for r in caplog.records if r.levelno == logging.WARNING]
     assert advice in warning.getMessage()
     caplog.clear()
-    log_speed_verdict(Tuning(settings, 1, Speed(0.1, tuning.SLOW_RTF * 1.1), "test"))
+    log_speed_verdict(Tuning(settings, 1, Speed(0.1, SLOW_RTF * 1.1), "test"))
     assert [r.levelno for r in caplog.records] == [logging.INFO]
+
+
+# The serving path and the saved format
+
+
+@pytest.fixture
+def generations(monkeypatch: pytest.MonkeyPatch) -> list[tuple[bool, int, str, bool]]:
+    """A spy on pocket-tts's generator: for each call, (int8?, torch threads, text, copy_state).
+    The real generator still runs; only the call is recorded."""
+    calls: list[tuple[bool, int, str, bool]] = []
+    original = TTSModel.generate_audio_stream
+
+    def spy(self, model_state, text_to_generate, *args, **kwargs):  # type: ignore[no-untyped-def]
+        copy_state = kwargs.get("copy_state", True)
+        calls.append((is_quantized(self), torch.get_num_threads(), text_to_generate, copy_state))
+        return original(self, model_state, text_to_generate, *args, **kwargs)
+
+    monkeypatch.setattr(TTSModel, "generate_audio_stream", spy)
+    return calls
+
+
+def test_every_configuration_is_timed_through_the_serving_path(
+    own_model: TinyModel,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    generations: list[tuple[bool, int, str, bool]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(tuning, "usable_cores", lambda: 2)  # 1 and 2 threads, on any host
+    caplog.set_level(logging.DEBUG, logger=TUNING_LOGGER)
+    model, result = load(own_model.config_path, tmp_path / "data")
+    served = chunks(model, SHORT_TEXT) + chunks(model, LONG_TEXT)
+    assert served and all(text in served for _, _, text, _ in generations)
+    assert all(copy_state for *_, copy_state in generations)  # as the engine: the voice is copied
+    timed = {f"{'int8' if q else 'fp32'} x{n}" for q, n, _, _ in generations}
+    record = json.loads(next((tmp_path / "data" / "tuning").glob("*.json")).read_text())
+    assert timed == set(record["figures"]) == {"fp32 x1", "int8 x1", "fp32 x2", "int8 x2"}
+    for label in timed:  # one round: the short sentence, then the long one
+        texts = [t for q, n, t, _ in generations if f"{'int8' if q else 'fp32'} x{n}" == label]
+        assert chunks(model, SHORT_TEXT)[0] in texts and chunks(model, LONG_TEXT)[0] in texts
+    assert record["version"] == decisions.VERSION
+    assert "Tuned for this host" in caplog.text and "lowest first audio among RTF" in caplog.text
+    assert result.speed == Speed(
+        **record["figures"][f"{'int8' if result.settings.quantize else 'fp32'} x{result.threads}"]
+    )
+
+
+def test_a_decision_of_the_old_rule_is_measured_again(
+    own_model: TinyModel, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A file as the RTF-only rule wrote it (no version) is not obeyed: the next start measures
+    on the serving path and saves a versioned decision in its place."""
+    caplog.set_level(logging.DEBUG, logger=TUNING_LOGGER)
+    caplog.set_level(logging.DEBUG, logger="wyoming_pocket_tts.engine.decisions")
+    data = tmp_path / "data"
+    settings = ModelSettings(language=None, config=str(own_model.config_path), quantize=None)
+    store = decisions.DecisionStore(data / "tuning")
+    path = store.path_for(decisions.host_key(settings))
+    path.parent.mkdir(parents=True)
+    path.write_text(
+        json.dumps(
+            {
+                "key": decisions.host_key(settings),
+                "quantize": True,
+                "threads": 2,
+                "figures": {
+                    "int8 x1": {"first_audio": 0.053, "rtf": 3.59},
+                    "int8 x2": {"first_audio": 0.104, "rtf": 4.58},
+                },
+                "measured": "2026-11-29",
+            }
+        )
+    )
+    _, result = load(own_model.config_path, data)
+    assert "decided by an older rule" in caplog.text
+    assert len(timings(caplog)) >= 2 and "measured now" in result.reason
+    record = json.loads(path.read_text())
+    assert record["version"] == decisions.VERSION and record["measured"] != "2026-11-29"
+    assert record["quantize"] is result.settings.quantize and record["threads"] == result.threads
+
+
+@pytest.mark.parametrize(
+    ("quantize", "threads", "expected"),
+    [
+        (None, None, ["fp32 x1", "int8 x1", "fp32 x4", "int8 x4"]),
+        (None, 3, ["fp32 x3", "int8 x3"]),
+        (True, None, ["int8 x1"]),
+        (False, 2, ["fp32 x2"]),
+    ],
+)
+def test_auto_measures_what_the_flags_leave_open(
+    monkeypatch: pytest.MonkeyPatch, quantize: bool | None, threads: int | None, expected: list[str]
+) -> None:
+    monkeypatch.setattr(tuning, "usable_cores", lambda: 6)  # at most MAX_THREADS (4) tried
+    settings = ModelSettings(quantize=quantize, threads=threads)
+    assert [config.label for config in tuning.candidates(settings)] == expected
+
+
+def test_fixed_threads_are_obeyed_without_measuring(
+    tiny_model: TinyModel, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger=TUNING_LOGGER)
+    settings = ModelSettings(
+        language=None, config=str(tiny_model.config_path), quantize=True, threads=2
+    )
+    _, result = load_tuned_model(settings, tmp_path / "data", frames=FRAMES, rounds=1)
+    assert result.threads == torch.get_num_threads() == 2
+    assert timings(caplog) == [] and "--threads 2" in result.reason
+
+
+@pytest.mark.parametrize(
+    ("flags", "expected"),
+    [
+        ([], None),
+        (["--threads", "auto"], None),
+        (["--threads", "3"], 3),
+        (["--threads", " AUTO"], None),
+    ],
+)
+def test_threads_flag(flags: list[str], expected: int | None) -> None:
+    assert all(m.threads == expected for m in parse_settings(flags).engine.models)
+
+
+@pytest.mark.parametrize("value", ["0", "65", "two", ""])
+def test_threads_flag_rejects_other_values(capsys: pytest.CaptureFixture[str], value: str) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        parse_settings(["--threads", value])
+    assert exit_info.value.code == 2
+    assert "--threads" in capsys.readouterr().err

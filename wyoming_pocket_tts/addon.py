@@ -79,6 +79,11 @@ def _none(value: Any) -> list[str]:
     return []
 
 
+def _unless_text(flag: str, default: str) -> Flags:
+    """The flag with the value, unless it is the server's default (as text)."""
+    return lambda value: [] if str(value) == default else [flag, str(value)]
+
+
 def _unless(flag: str, default: float) -> Flags:
     """The flag with the value, unless it is the server's default (a number)."""
     return lambda value: [] if value == default else [flag, f"{value:g}"]
@@ -95,6 +100,8 @@ class Option:
     `options_to_argv` itself, and `hf_token` becomes an environment variable."""
     optional: bool = False
     """The schema marks it `?`: it may be missing, and an empty or null value adds no flag."""
+    choices: tuple[str, ...] = ()
+    """The schema's `list(...)` values, compared as the Supervisor does (`str(value)`)."""
 
 
 OPTIONS: dict[str, Option] = {
@@ -109,6 +116,13 @@ OPTIONS: dict[str, Option] = {
     "loudness": Option(str, "a string", _value("--loudness")),
     # A bool in 0.1.0; the Supervisor writes its saved true/false as the strings "True"/"False".
     "quantize": Option((str, bool), "auto, on or off", _quantize),
+    # A number may arrive as an integer; the schema's list gives the strings.
+    "threads": Option(
+        (str, int),
+        "auto or a number of threads from 1 to 8",
+        _unless_text("--threads", "auto"),
+        choices=("auto", *map(str, range(1, 9))),
+    ),
     "speed": Option((int, float), "a number", _unless("--speed", DEFAULT_SPEED)),
     "sentence_pause": Option(int, "an integer", _unless("--sentence-pause", 0)),
     "lead_silence": Option(int, "an integer", _unless("--lead-silence", 0)),
@@ -138,8 +152,10 @@ def check_options(options: Any) -> None:
         option = OPTIONS[key]
         if value is None and option.optional:
             continue
-        if not isinstance(value, option.kind) or (
-            isinstance(value, bool) and bool not in _kinds(option.kind)
+        if (
+            not isinstance(value, option.kind)
+            or (isinstance(value, bool) and bool not in _kinds(option.kind))
+            or (option.choices and str(value) not in option.choices)
         ):
             raise OptionsError(f"option {key!r} must be {option.expected}, got {json.dumps(value)}")
     for number, voice in enumerate(options.get("voices", []), 1):

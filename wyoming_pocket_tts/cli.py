@@ -29,6 +29,8 @@ from .voices.catalog import VoiceKind, language_code, parse_voice_arg, voice_kin
 
 DEFAULT_URI = "tcp://0.0.0.0:10200"
 QUANTIZE_MODES = ("auto", "on", "off")
+MAX_THREADS = 64
+"""Most torch threads `--threads` accepts (a sanity bound, not a recommendation)."""
 _QUANTIZE: dict[str, bool | None] = {"auto": None, "on": True, "off": False}
 
 
@@ -68,6 +70,20 @@ def _positive_int(value: str) -> int:
     number = int(value)
     if number < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {number}")
+    return number
+
+
+def _threads(value: str) -> int | None:
+    if value.strip().lower() == "auto":
+        return None
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a number of threads or auto, got {value!r}"
+        ) from None
+    if not 1 <= number <= MAX_THREADS:
+        raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_THREADS}, got {number}")
     return number
 
 
@@ -246,7 +262,16 @@ def build_parser() -> argparse.ArgumentParser:
         default="auto",
         const="on",
         help="int8 dynamic quantization: auto (default) measures both ways on this host at the "
-        "first start and keeps the faster; a bare --quantize means on",
+        "first start and keeps the lowest first audio that stays real time; a bare --quantize "
+        "means on",
+    )
+    parser.add_argument(
+        "--threads",
+        type=_threads,
+        default=None,
+        metavar="N|auto",
+        help="torch threads for generation: auto (default) is measured with --quantize auto "
+        "(1 otherwise); N for hosts where you know better",
     )
     parser.add_argument(
         "--no-text-cleanup",
@@ -337,7 +362,10 @@ def _models(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[
             if prefixed:
                 code, value = prefixed.group(1), prefixed.group(2)
             model = ModelSettings(
-                language=None, config=_config(parser, value), quantize=_QUANTIZE[args.quantize]
+                language=None,
+                config=_config(parser, value),
+                quantize=_QUANTIZE[args.quantize],
+                threads=args.threads,
             )
         else:
             known = builtin_languages()
@@ -345,7 +373,9 @@ def _models(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[
                 parser.error(
                     f"--language {value}: not a pocket-tts model (choose from {', '.join(known)})"
                 )
-            model = ModelSettings(language=value, quantize=_QUANTIZE[args.quantize])
+            model = ModelSettings(
+                language=value, quantize=_QUANTIZE[args.quantize], threads=args.threads
+            )
         model = dataclasses.replace(model, code=code or language_code(model))
         if any(other.code == model.code for other in models):
             parser.error(

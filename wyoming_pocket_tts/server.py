@@ -16,7 +16,7 @@ from wyoming.event import async_write_event
 
 from . import discovery, errors
 from .cli import Settings
-from .engine.tuning import log_speed_verdict
+from .engine.advice import log_speed_verdict
 from .engine.worker import Engine
 from .protocol.handler import TtsEventHandler
 from .service import Service

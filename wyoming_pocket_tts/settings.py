@@ -38,8 +38,10 @@ class ModelSettings:
     """A pocket-tts YAML config: local path, https:// or hf:// URL."""
     quantize: bool | None = None
     """Dynamic int8 quantization of the transformer layers (faster on most x86, less memory);
-    None: measure both ways on this host at the first start and keep the faster
-    (`engine.tuning`)."""
+    None: measure both ways on this host at the first start and keep what serves a listener
+    best (`engine.tuning`)."""
+    threads: int | None = None
+    """Torch intra-op threads for generation; None: measured with `quantize` auto, else 1."""
     code: str = "en"
     """Language code its voices are advertised with, and requests routed by (unique)."""
 

@@ -16,12 +16,13 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..host import release_freed_memory, set_torch_threads
 from ..settings import EngineSettings, ModelSettings
 from ..voices.catalog import LoadFailures
 from ..voices.cloning import report_voice_cloning
 from ..voices.states import VoiceStates
 from ..voices.store import VoiceStateStore, model_identity
-from .tuning import Tuning, load_tuned_model, release_freed_memory
+from .tuning import Tuning, load_tuned_model
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
@@ -77,7 +78,7 @@ class ModelPool:
         if loaded is not None:
             self._loaded.move_to_end(code)
             if loaded.tuning.threads != self._threads:  # each model runs as it was tuned
-                torch_threads(loaded.tuning.threads)
+                set_torch_threads(loaded.tuning.threads)
                 self._threads = loaded.tuning.threads
             return loaded
         if code in self._failed:
@@ -122,9 +123,3 @@ class ModelPool:
         del self._loaded[code]
         release_freed_memory()
         _LOGGER.info("Unloaded the %s model (at most %d stay loaded)", code, self._capacity)
-
-
-def torch_threads(count: int) -> None:
-    import torch
-
-    torch.set_num_threads(count)

@@ -3,9 +3,9 @@
 Loading models, encoding voices and generating audio all happen on this thread, so the asyncio
 loop stays free to answer `describe` and stream audio while a long synthesis runs. What it speaks
 next is the `Scheduler`'s choice, one piece of text at a time; a piece for a language whose model
-is not loaded yet loads it first, in turn. No piece is longer than `MAX_PIECE_TOKENS`: text
-that pocket-tts cannot cut at punctuation is cut between words, so one piece never holds the
-engine, or a listener's unread-audio bound, for more than a few seconds.
+is not loaded yet loads it first, in turn. No piece is longer than `chunking.MAX_PIECE_TOKENS`,
+so one piece never holds the engine, or a listener's unread-audio bound, for more than a few
+seconds.
 """
 
 from __future__ import annotations
@@ -15,8 +15,6 @@ import dataclasses
 import logging
 import threading
 import time
-from collections.abc import Callable
-from functools import partial
 from typing import TYPE_CHECKING
 
 from ..audio.shaping import ReplyShaper
@@ -24,6 +22,7 @@ from ..errors import MODEL_UNAVAILABLE, SYNTHESIS_FAILED, JobError
 from ..settings import EngineSettings, VoiceSpec
 from ..voices.catalog import VoiceCatalog
 from ..voices.states import Voice, VoiceStates
+from .chunking import chunks
 from .models import LoadedModel, ModelPool, ModelUnavailable
 from .request import Piece, SpeechRequest
 from .scheduler import Scheduler
@@ -31,13 +30,9 @@ from .tuning import Tuning, warm_up
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
-    from pocket_tts.modules.text_conditioner import Tokenizer
 
 _LOGGER = logging.getLogger(__name__)
 
-MAX_PIECE_TOKENS = 50
-"""Longest piece the engine speaks at once: pocket-tts's own chunk size (`MAX_TOKEN_PER_CHUNK`),
-a sentence or about 4 s of speech."""
 
 
 class Engine:
@@ -156,11 +151,11 @@ class Engine:
                 self.scheduler.fail(request, JobError(MODEL_UNAVAILABLE, str(error)))
                 return []
             voice = self._voice(loaded, request, piece)
-            chunks = [piece.text] if piece.cut else _chunks(loaded.model, piece.text)
-            first, *rest = chunks or [""]
+            texts = [piece.text] if piece.cut else chunks(loaded.model, piece.text)
+            first, *rest = texts or [""]
             if first:
                 self._speak(loaded.model, voice, first, request, piece.rate)
-            return [dataclasses.replace(piece, text=chunk, cut=True) for chunk in rest]
+            return [dataclasses.replace(piece, text=text, cut=True) for text in rest]
         except Exception as error:
             _LOGGER.exception("Synthesis failed")
             self.scheduler.fail(request, JobError(SYNTHESIS_FAILED, f"Synthesis failed: {error}"))
@@ -224,70 +219,3 @@ class Engine:
             samples / model.sample_rate,
             time.monotonic() - started,
         )
-
-
-def _chunks(model: TTSModel, text: str) -> list[str]:
-    """`text` cut the way `generate_audio_stream` cuts it (sentences of at most 50 tokens), and
-    any longer piece (no punctuation to cut at) cut again between words."""
-    from pocket_tts.models.text_chunking import split_into_best_sentences
-
-    tokenizer = model.flow_lm.conditioner.tokenizer
-    try:
-        chunks = split_into_best_sentences(
-            tokenizer,
-            text,
-            MAX_PIECE_TOKENS,
-            model.pad_with_spaces_for_short_inputs,
-            remove_semicolons=model.remove_semicolons,
-            append_terminal_punctuation=model.append_terminal_punctuation,
-            capitalize_first_letter=model.capitalize_first_letter,
-            replace_characters=model.replace_characters,
-        )
-    except ValueError:  # nothing left to say once pocket-tts has prepared it
-        return []
-    return [piece for chunk in chunks for piece in _between_words(tokenizer, chunk)]
-
-
-def _between_words(tokenizer: Tokenizer, text: str) -> list[str]:
-    """`text` in runs of whole words of at most `MAX_PIECE_TOKENS` tokens each; a single word
-    longer than that (no spaces to cut at) is cut between characters."""
-
-    def size(words: list[str]) -> int:
-        return int(tokenizer(" ".join(words))[0].numel())
-
-    if size([text]) <= MAX_PIECE_TOKENS:
-        return [text]
-    pieces: list[str] = []
-    words = text.split()
-    while words:
-        fits = _longest_fit(len(words), partial(_first_words_size, size, words))
-        if fits:
-            pieces.append(" ".join(words[:fits]))
-            words = words[fits:]
-            continue
-        word = words.pop(0)
-        while word:
-            cut = max(1, _longest_fit(len(word), partial(_first_letters_size, size, word)))
-            pieces.append(word[:cut])
-            word = word[cut:]
-    return pieces
-
-
-def _first_words_size(size: Callable[[list[str]], int], words: list[str], count: int) -> int:
-    return size(words[:count])
-
-
-def _first_letters_size(size: Callable[[list[str]], int], word: str, count: int) -> int:
-    return size([word[:count]])
-
-
-def _longest_fit(most: int, size: Callable[[int], int]) -> int:
-    """The largest count in 0..`most` whose `size` is within the bound (sizes grow with it)."""
-    low, high = 0, most
-    while low < high:
-        middle = (low + high + 1) // 2
-        if size(middle) <= MAX_PIECE_TOKENS:
-            low = middle
-        else:
-            high = middle - 1
-    return low

@@ -9,17 +9,15 @@ carries the gain that brings it to the target loudness (see `audio.loudness`).
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import logging
-import os
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..audio.loudness import gain_for, measure_voice
+from ..host import encoding_threads
 from ..settings import LoudnessSettings, VoiceSpec
 from .catalog import VoiceKind, is_audio_prompt, voice_kind
 from .cloning import VoiceCloningUnavailable, can_clone
@@ -34,9 +32,6 @@ if TYPE_CHECKING:
 _LOGGER = logging.getLogger(__name__)
 
 ModelState = dict[str, dict[str, Any]]
-
-ENCODING_THREADS = 4
-"""Most torch threads a voice encoding borrows, so a many-core host keeps cores for others."""
 
 TRUNCATE_PROMPTS = True
 """Prompts from URLs are cut to 30 s by pocket-tts; files by `read_prompt`."""
@@ -79,24 +74,6 @@ class FileFingerprints:
                 digest.update(block)
         self._known[path] = (version, digest.hexdigest())
         return digest.hexdigest()
-
-
-@contextlib.contextmanager
-def encoding_threads() -> Iterator[None]:
-    """Let torch use up to `ENCODING_THREADS` cores while a prompt is encoded.
-
-    pocket-tts sets torch to one thread for generation, which runs on two threads of its own.
-    Encoding runs alone on the engine thread, and on 2 cores it is 1.8x faster with 2 threads
-    (script/bench), so the engine lends it the cores and takes them back.
-    """
-    import torch
-
-    previous = torch.get_num_threads()
-    torch.set_num_threads(max(previous, min(os.cpu_count() or 1, ENCODING_THREADS)))
-    try:
-        yield
-    finally:
-        torch.set_num_threads(previous)
 
 
 @dataclass(frozen=True)

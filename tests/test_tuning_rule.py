@@ -1,0 +1,103 @@
+"""The rule `--quantize auto` decides by, with injected timings (no model, no clock).
+
+Figures are (first audio in seconds, RTF) per interleaved round. The first case is issue 30's
+own measurement on this host's full-size shapes, where deciding by RTF alone took int8 x2.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from wyoming_pocket_tts.engine.rule import MIN_MARGIN, REAL_TIME, Config, choose, real_time_floor
+from wyoming_pocket_tts.engine.timing import Speed
+
+FP32_1, INT8_1, FP32_2, INT8_2 = (
+    Config(1, False),
+    Config(1, True),
+    Config(2, False),
+    Config(2, True),
+)
+
+
+def rounds(*figures: tuple[float, float]) -> list[Speed]:
+    return [Speed(first_audio, rtf) for first_audio, rtf in figures]
+
+
+def test_better_rtf_with_double_first_audio_loses() -> None:
+    choice = choose(
+        {
+            FP32_1: rounds((0.165, 2.07), (0.170, 2.05)),
+            INT8_1: rounds((0.053, 3.59), (0.055, 3.50)),
+            FP32_2: rounds((0.150, 2.60), (0.155, 2.55)),
+            INT8_2: rounds((0.104, 4.58), (0.108, 4.50)),
+        }
+    )
+    assert choice.config == INT8_1
+    assert "lowest first audio" in choice.why
+
+
+def test_under_the_real_time_floor_loses_whatever_its_first_audio() -> None:
+    # Ten times sooner, but under 1.5x: a long reply would stutter.
+    slow = {FP32_1: rounds((0.200, 2.0), (0.205, 2.0)), INT8_1: rounds((0.020, 1.4), (0.021, 1.4))}
+    assert choose(slow).config == FP32_1
+    # Above 1.5x but under half the best measured: the relative floor.
+    lagging = {
+        FP32_1: rounds((0.200, 1.2), (0.205, 1.2)),
+        INT8_1: rounds((0.100, 6.0), (0.102, 6.0)),
+        INT8_2: rounds((0.030, 2.9), (0.031, 2.9)),
+    }
+    assert real_time_floor(6.0) == 3.0
+    assert choose(lagging).config == INT8_1
+
+
+def test_a_win_inside_the_noise_is_not_taken() -> None:
+    # int8's best is 17% sooner (beyond the 10% minimum) but its own rounds differ by 40%.
+    noisy = {
+        FP32_1: rounds((0.120, 2.0), (0.125, 2.1)),
+        INT8_1: rounds((0.140, 3.4), (0.100, 3.5)),
+    }
+    assert choose(noisy).config == FP32_1
+    assert "40% margin" in choose(noisy).why
+    # Steady rounds, but a gain under the minimum margin.
+    small = {FP32_1: rounds((0.100, 2.0), (0.100, 2.0)), INT8_1: rounds((0.095, 3.0), (0.095, 3.0))}
+    assert 0.095 * (1 + MIN_MARGIN) > 0.100
+    assert choose(small).config == FP32_1
+
+
+def test_a_win_beyond_the_noise_is_taken() -> None:
+    clear = {
+        FP32_1: rounds((0.120, 2.0), (0.125, 2.1)),
+        INT8_1: rounds((0.050, 3.4), (0.052, 3.5)),
+    }
+    assert choose(clear).config == INT8_1
+
+
+def test_the_baseline_is_the_simplest_configuration_that_counts() -> None:
+    # fp32 x1 is under the floor; of the two left, neither first audio beats the other
+    # beyond the margin: the one with fewer threads stays.
+    figures = {
+        FP32_1: rounds((0.300, 1.0), (0.300, 1.0)),
+        INT8_1: rounds((0.100, 3.0), (0.100, 3.0)),
+        INT8_2: rounds((0.095, 4.0), (0.095, 4.0)),
+    }
+    assert choose(figures).config == INT8_1
+
+
+def test_a_slow_host_takes_the_fastest() -> None:
+    # Nothing reaches 1.5x: only configurations within the margin of the best RTF count.
+    figures = {
+        FP32_1: rounds((0.200, 0.8), (0.210, 0.8)),
+        INT8_1: rounds((0.300, 1.2), (0.31, 1.2)),
+    }
+    assert real_time_floor(1.2) < REAL_TIME
+    assert choose(figures).config == INT8_1
+
+
+@pytest.mark.parametrize("config", [FP32_1, INT8_1, FP32_2, INT8_2])
+def test_one_configuration_is_chosen_as_it_is(config: Config) -> None:
+    assert choose({config: rounds((0.1, 0.5))}).config == config
+
+
+def test_configurations_order_simplest_first() -> None:
+    assert sorted([INT8_2, FP32_2, INT8_1, FP32_1]) == [FP32_1, INT8_1, FP32_2, INT8_2]
+    assert [c.label for c in (FP32_1, INT8_2)] == ["fp32 x1", "int8 x2"]

@@ -1,0 +1,88 @@
+"""Text cut into the pieces the engine speaks one at a time, the way pocket-tts cuts it.
+
+pocket-tts's `generate_audio_stream` cuts a text into sentences of at most 50 tokens, at
+`.!?` and then `,;:`; text with no punctuation to cut at stays whole, and one piece could hold the
+engine for minutes. So any piece still longer is cut again between words (and a single word
+longer than that, between characters). Tuning times generations through the same cut.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pocket_tts import TTSModel
+    from pocket_tts.modules.text_conditioner import Tokenizer
+
+MAX_PIECE_TOKENS = 50
+"""Longest piece the engine speaks at once: pocket-tts's own chunk size (`MAX_TOKEN_PER_CHUNK`),
+a sentence or about 4 s of speech."""
+
+
+def chunks(model: TTSModel, text: str) -> list[str]:
+    """`text` cut the way `generate_audio_stream` cuts it (sentences of at most 50 tokens), and
+    any longer piece (no punctuation to cut at) cut again between words."""
+    from pocket_tts.models.text_chunking import split_into_best_sentences
+
+    tokenizer = model.flow_lm.conditioner.tokenizer
+    try:
+        chunks = split_into_best_sentences(
+            tokenizer,
+            text,
+            MAX_PIECE_TOKENS,
+            model.pad_with_spaces_for_short_inputs,
+            remove_semicolons=model.remove_semicolons,
+            append_terminal_punctuation=model.append_terminal_punctuation,
+            capitalize_first_letter=model.capitalize_first_letter,
+            replace_characters=model.replace_characters,
+        )
+    except ValueError:  # nothing left to say once pocket-tts has prepared it
+        return []
+    return [piece for chunk in chunks for piece in _between_words(tokenizer, chunk)]
+
+
+def _between_words(tokenizer: Tokenizer, text: str) -> list[str]:
+    """`text` in runs of whole words of at most `MAX_PIECE_TOKENS` tokens each; a single word
+    longer than that (no spaces to cut at) is cut between characters."""
+
+    def size(words: list[str]) -> int:
+        return int(tokenizer(" ".join(words))[0].numel())
+
+    if size([text]) <= MAX_PIECE_TOKENS:
+        return [text]
+    pieces: list[str] = []
+    words = text.split()
+    while words:
+        fits = _longest_fit(len(words), partial(_first_words_size, size, words))
+        if fits:
+            pieces.append(" ".join(words[:fits]))
+            words = words[fits:]
+            continue
+        word = words.pop(0)
+        while word:
+            cut = max(1, _longest_fit(len(word), partial(_first_letters_size, size, word)))
+            pieces.append(word[:cut])
+            word = word[cut:]
+    return pieces
+
+
+def _first_words_size(size: Callable[[list[str]], int], words: list[str], count: int) -> int:
+    return size(words[:count])
+
+
+def _first_letters_size(size: Callable[[list[str]], int], word: str, count: int) -> int:
+    return size([word[:count]])
+
+
+def _longest_fit(most: int, size: Callable[[int], int]) -> int:
+    """The largest count in 0..`most` whose `size` is within the bound (sizes grow with it)."""
+    low, high = 0, most
+    while low < high:
+        middle = (low + high + 1) // 2
+        if size(middle) <= MAX_PIECE_TOKENS:
+            low = middle
+        else:
+            high = middle - 1
+    return low

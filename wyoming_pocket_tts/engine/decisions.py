@@ -1,0 +1,110 @@
+"""Saved `--quantize auto` decisions: one small JSON file per host key, written atomically.
+
+The key holds everything that could change the answer (CPU model, usable cores, machine, torch
+and pocket-tts versions, torchao's presence, the model's identity, a fixed `--threads`); a change
+in any of it gives another file, so the next start measures again. Each file carries the
+`VERSION` of the rule and measurement that decided it: one decided otherwise (before version 2:
+by real-time factor alone, on a 10-frame generation) is measured again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import logging
+import os
+import platform
+import tempfile
+import time
+from dataclasses import asdict, replace
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+from ..host import cpu_model, usable_cores
+from ..settings import ModelSettings
+from ..voices.store import model_identity
+from .timing import Speed
+
+_LOGGER = logging.getLogger(__name__)
+
+VERSION = 2
+"""Of the rule and measurement behind a saved decision: 2 is first audio first, on the serving
+path (`rule`, `timing`); files without it were decided by real-time factor alone."""
+
+
+def host_key(settings: ModelSettings) -> dict[str, str]:
+    """Everything a saved auto decision depends on; a change in any of it measures again."""
+    key = {
+        "cpu": cpu_model(),
+        "cores": str(usable_cores()),
+        "machine": platform.machine(),
+        "torch": version("torch"),
+        "pocket-tts": version("pocket-tts"),
+        "torchao": str(importlib.util.find_spec("torchao") is not None),
+        "model": model_identity(replace(settings, quantize=False)),
+    }
+    if settings.threads is not None:
+        key["threads"] = str(settings.threads)
+    return key
+
+
+class DecisionStore:
+    """Saved auto decisions, one small JSON file per host key; written atomically."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def path_for(self, key: dict[str, str]) -> Path:
+        digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
+        return self.folder / f"{digest[:32]}.json"
+
+    def read(self, key: dict[str, str]) -> dict[str, Any] | None:
+        """The saved decision for `key`, or None (absent, unreadable or for another key)."""
+        path = self.path_for(key)
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+            if record["key"] != key:
+                return None
+            if record.get("version") != VERSION:
+                _LOGGER.info("Measuring again: %s was decided by an older rule", path)
+                return None
+            record["figures"] = {
+                str(label): Speed(float(f["first_audio"]), float(f["rtf"]))
+                for label, f in record["figures"].items()
+            }
+            if not isinstance(record["quantize"], bool) or not isinstance(record["threads"], int):
+                raise TypeError("quantize or threads has the wrong type")
+            if record["threads"] < 1:
+                raise ValueError(f"threads {record['threads']} out of range")
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+            _LOGGER.warning("Ignoring unreadable tuning file %s: %s", path, error)
+            return None
+        return record
+
+    def write(
+        self, key: dict[str, str], quantize: bool, threads: int, figures: dict[str, Speed]
+    ) -> None:
+        """Save a decision; a failure is logged (the next start measures again), never fatal."""
+        record = {
+            "version": VERSION,
+            "key": key,
+            "quantize": quantize,
+            "threads": threads,
+            "figures": {label: asdict(speed) for label, speed in figures.items()},
+            "measured": time.strftime("%Y-%m-%d"),
+        }
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=self.folder, suffix=".tmp")
+            try:
+                with os.fdopen(handle, "w", encoding="utf-8") as file:
+                    json.dump(record, file, indent=2)
+                os.replace(temporary, self.path_for(key))
+            finally:
+                Path(temporary).unlink(missing_ok=True)
+        except OSError as error:
+            _LOGGER.warning("Cannot save the tuning decision in %s: %s", self.folder, error)

@@ -1,0 +1,109 @@
+"""Timing generations the way requests are served: first audio, and the real-time factor.
+
+Each timed text goes through the engine's path: cut into pieces as the engine cuts it
+(`chunking`), one pocket-tts `generate_audio_stream` per piece with its own two threads and a
+copied voice state, every chunk converted to 16-bit PCM. Two real sentences: `SHORT_TEXT`, the
+length a reply's first audio comes from, timed to its first chunk; and `LONG_TEXT`, a few
+seconds, whose steady rate after its first chunk is the real-time factor (RTF). The voice is
+empty: the voices are not loaded yet when the model is tuned (`warm_up` covers a real one).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..audio.pcm import to_pcm16
+from .chunking import chunks
+
+if TYPE_CHECKING:
+    from pocket_tts import TTSModel
+
+SHORT_TEXT = "Okay, the kitchen lights are on."
+"""A first sentence of a typical reply: the listener waits for its first audio."""
+LONG_TEXT = "The living room lights are on, and the front door is locked for the night."
+"""A sentence of a few seconds: its rate after the first chunk is the real-time factor."""
+FRAMES = 20
+"""Most frames (80 ms each) timed of `LONG_TEXT`: 1.6 s of its ~4 s of speech (random weights
+never end it), enough for a steady rate while the whole comparison fits a first start."""
+SAMPLES_PER_FRAME = 1920
+
+
+@dataclass(frozen=True)
+class Speed:
+    """One timed generation."""
+
+    first_audio: float
+    """Seconds from the call to the first audio chunk."""
+    rtf: float
+    """Real-time factor after the first chunk: seconds of audio per second of generation."""
+
+    def __str__(self) -> str:
+        return f"first audio {self.first_audio * 1000:.0f} ms, RTF {self.rtf:.2f}x"
+
+
+def time_serving(model: TTSModel, frames: int = FRAMES) -> Speed:
+    """First audio of `SHORT_TEXT` and RTF of `LONG_TEXT` (at most `frames` frames), served."""
+    first_audio, _ = serve(model, SHORT_TEXT, 1)
+    _, rtf = serve(model, LONG_TEXT, max(frames, 2))
+    return Speed(first_audio, rtf)
+
+
+def serve(model: TTSModel, text: str, frames: int) -> tuple[float, float]:
+    """Speak `text` as the engine would, up to `frames` frames: (seconds to the first audio,
+    RTF after the first chunk, NaN if there was none after it)."""
+    state = empty_voice(model)
+    limit = frames * SAMPLES_PER_FRAME
+    first_at: float | None = None
+    first_samples = samples = 0
+    with random_state_kept():
+        started = time.perf_counter()
+        for piece in chunks(model, text):
+            stop = threading.Event()
+            stream = model.generate_audio_stream(state, piece, stop=stop)
+            try:
+                for audio in stream:
+                    to_pcm16(audio, None)
+                    if first_at is None:
+                        first_at = time.perf_counter()
+                        first_samples = audio.shape[-1]
+                    samples += audio.shape[-1]
+                    if samples >= limit:
+                        break
+                ended = time.perf_counter()
+            finally:
+                stop.set()
+                for _ in stream:  # pocket-tts's two threads finish before anything else runs
+                    pass
+            if samples >= limit:
+                break
+    if first_at is None:
+        raise RuntimeError("the model generated no audio")
+    steady = (samples - first_samples) / model.sample_rate
+    rtf = steady / (ended - first_at) if samples > first_samples else math.nan
+    return first_at - started, rtf
+
+
+def empty_voice(model: TTSModel) -> dict[str, Any]:
+    """A voice state with no prompt (pocket-tts copies it per generation, as for any voice)."""
+    from pocket_tts.modules.stateful_module import init_states
+
+    return init_states(model.flow_lm, batch_size=1, sequence_length=0)
+
+
+@contextmanager
+def random_state_kept() -> Iterator[None]:
+    """Put torch's random generator back as it was: a generation cut short samples a number of
+    frames that varies from run to run, and must not change what later requests sample."""
+    import torch
+
+    state = torch.get_rng_state()
+    try:
+        yield
+    finally:
+        torch.set_rng_state(state)
