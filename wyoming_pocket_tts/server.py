@@ -19,6 +19,7 @@ from .cli import Settings
 from .engine.tuning import log_speed_verdict
 from .engine.worker import Engine
 from .handler import TtsEventHandler
+from .http.app import HttpSite, build_app
 from .service import Service
 from .voices.catalog import VoiceCatalog, with_default_voices
 
@@ -41,6 +42,8 @@ class TtsServer:
         self.service = Service(self.engine, self.catalog, settings.server)
         self._server: asyncio.Server | None = None
         self._handlers: dict[asyncio.Task, TtsEventHandler] = {}
+        self.http: HttpSite | None = None
+        """The OpenAI-compatible HTTP side, in this loop, when --http-port is given."""
 
     @property
     def port(self) -> int | None:
@@ -76,6 +79,10 @@ class TtsServer:
                 self._connected, host=uri.hostname, port=uri.port
             )
         _LOGGER.info("Listening on %s", self.address)
+        http = self.settings.http
+        if http.port is not None:
+            self.http = HttpSite(build_app(self.service, http), http)
+            await self.http.start()
 
     async def wait_ready(self) -> None:
         """Wait for the model and default voice; raises why they could not be loaded."""
@@ -94,6 +101,8 @@ class TtsServer:
         if self._server is not None:
             self._server.close()
         await asyncio.get_running_loop().run_in_executor(None, self.engine.shutdown)
+        if self.http is not None:
+            await self.http.stop()
         handlers = dict(self._handlers)
         await asyncio.gather(*(h.close_gracefully(grace) for h in handlers.values()))
         if handlers:
