@@ -93,6 +93,11 @@ class Encoder:
                 self._command(_SFC_SET_COMPRESSION_LEVEL, "double", MP3_COMPRESSION)
 
     @property
+    def costly(self) -> bool:
+        """Whether `feed` does real work (a codec) worth moving off the event loop."""
+        return self._file is not None
+
+    @property
     def content_type(self) -> str:
         return CONTENT_TYPES[self.format]
 

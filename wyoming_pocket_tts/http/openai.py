@@ -100,9 +100,7 @@ async def _stream(
     """Write the audio as it comes; the first chunk is awaited before the headers go out, so
     an early failure is still a JSON error."""
     encoder = Encoder(fmt, SAMPLE_RATE)
-    response = web.StreamResponse(
-        headers={"Content-Type": encoder.content_type, "X-Voice": voice.name}
-    )
+    response = web.StreamResponse(headers={"Content-Type": encoder.content_type})
     response.enable_chunked_encoding()
     apply_cors(request, response)
     timeout = service.settings.write_timeout
@@ -112,7 +110,12 @@ async def _stream(
                 async for pcm in audio:
                     if not response.prepared:
                         await response.prepare(request)
-                    if out := await asyncio.to_thread(encoder.feed, pcm):
+                    out = (
+                        await asyncio.to_thread(encoder.feed, pcm)
+                        if encoder.costly
+                        else encoder.feed(pcm)
+                    )
+                    if out:
                         await asyncio.wait_for(response.write(out), timeout)
             except SpeechFailed as failure:
                 if not response.prepared:
