@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .cli import builtin_languages, parse_settings
+from .cli import HTTP_TOKEN_ENV, builtin_languages, parse_settings
 from .settings import ModelSettings
 from .voices.catalog import language_code
 from .voices.folder import VoiceFolder
@@ -37,6 +37,8 @@ DATA_DIR = Path("/data")
 SHARE_DIR = Path("/share")
 """Home Assistant's folder shared with Samba and other add-ons: voices_dir is created only here."""
 ADDON_URI = "tcp://0.0.0.0:10200"
+ADDON_HTTP_PORT = 10201
+"""The HTTP API's port inside the container; the user maps it to a host port (off by default)."""
 PROG = "wyoming-pocket-tts add-on"
 
 _OPTION_TYPES: dict[str, tuple[type | tuple[type, ...], str]] = {
@@ -53,11 +55,14 @@ _OPTION_TYPES: dict[str, tuple[type | tuple[type, ...], str]] = {
     "quantize": ((str, bool), "auto, on or off"),
     "text_cleanup": (bool, "true or false"),
     "number_words": (bool, "true or false"),
+    "http_api": (bool, "true or false"),
+    "http_token": (str, "a string"),
+    "http_cors": (str, "a string"),
     "debug_logging": (bool, "true or false"),
 }
 """Every option of config.yaml's schema and the JSON type the Supervisor writes for it."""
 _VOICE_KEYS = {"name", "source", "language"}
-_OPTIONAL = ("voice", "voices_dir", "hf_token")
+_OPTIONAL = ("voice", "voices_dir", "hf_token", "http_token", "http_cors")
 """Options the Supervisor leaves out (or that may be null or empty) when the user clears them."""
 _QUANTIZE_MODES = ("auto", "on", "off")
 """Values of the `quantize` option; it was a bool at first, and true/false still mean on/off."""
@@ -102,8 +107,8 @@ def options_to_argv(
 
     The default `voice` is listed first: moved to the front if it is one of `voices`, else taken
     from `folder_voices` (name -> file of the voices folder), else a pocket-tts built-in voice of
-    that name. Not included: --uri and --data-dir (`main` adds them) and `hf_token` (an
-    environment variable, kept out of the command line).
+    that name. Not included: --uri and --data-dir (`main` adds them), `hf_token` and
+    `http_token` (environment variables, kept out of the command line).
     """
     check_options(options)
     folder_voices = folder_voices or {}
@@ -145,6 +150,11 @@ def options_to_argv(
         argv.append("--no-text-cleanup")
     if options.get("number_words") is False:
         argv.append("--no-number-words")
+    if options.get("http_api"):
+        # All interfaces inside the container: reachable only where the user maps the port.
+        argv += ["--http-port", str(ADDON_HTTP_PORT), "--http-host", "0.0.0.0"]
+        if (options.get("http_cors") or "").strip():
+            argv += ["--http-cors", options["http_cors"].strip()]
     if options.get("debug_logging"):
         argv.append("--debug")
     return argv
@@ -219,6 +229,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if options.get("hf_token"):
             # The voice-cloning weights are gated; huggingface_hub reads the token from here.
             os.environ["HF_TOKEN"] = options["hf_token"]
+        if options.get("http_api") and (options.get("http_token") or "").strip():
+            os.environ[HTTP_TOKEN_ENV] = options["http_token"].strip()
 
     fixed = ["--uri", ADDON_URI, "--data-dir", str(args.data_dir)]
     server_argv = [*fixed, *option_flags, *server_flags]

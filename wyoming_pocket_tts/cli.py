@@ -294,7 +294,9 @@ HTTP_TOKEN_ENV = "WYOMING_POCKET_TTS_HTTP_TOKEN"
 
 
 def _http(parser: argparse.ArgumentParser, args: argparse.Namespace) -> HttpSettings:
-    token = args.http_token if args.http_token is not None else os.environ.get(HTTP_TOKEN_ENV)
+    token = args.http_token
+    if token is None:
+        token = os.environ.get(HTTP_TOKEN_ENV) or None
     if args.http_port is None:
         for flag, value in (("--http-token", args.http_token), ("--http-cors", args.http_cors)):
             if value is not None:
