@@ -227,3 +227,25 @@ def test_no_http_port_means_no_http_side(endless_model: TinyModel, voices: dict[
             return server.http
 
     assert asyncio.run(main()) is None
+
+
+def test_a_full_queue_answers_503_busy_as_json(
+    endless_model: TinyModel, voices: dict[str, Path]
+) -> None:
+    async def scenario(server: TtsServer, port: int) -> list:
+        async def one(n: int) -> object:
+            try:
+                answer = await client(port, timeout=120).audio.speech.create(
+                    model="pocket-tts", voice="a", input=f"Request {n}.", response_format="pcm"
+                )
+                return len(answer.content)
+            except openai.APIStatusError as error:
+                return (error.status_code, (error.body or {}).get("code"))
+
+        return list(await asyncio.gather(*(one(n) for n in range(6))))
+
+    outcomes = http_run(endless_model, voices, scenario, "--max-queue", "1")
+    busy = [o for o in outcomes if isinstance(o, tuple)]  # type: ignore[union-attr]
+    served = [o for o in outcomes if isinstance(o, int)]  # type: ignore[union-attr]
+    assert busy and set(busy) == {(503, "busy")}, outcomes
+    assert served and all(size > 0 for size in served), outcomes

@@ -17,7 +17,8 @@ INVALID_REQUEST = "invalid_request_error"
 AUTHENTICATION = "authentication_error"
 SERVER_ERROR = "server_error"
 
-# Stable machine-readable codes (the README's table mirrors them).
+# Stable machine-readable codes (the README's table mirrors them); an engine failure keeps the
+# engine's own code (`busy`, `synthesis-failed`, ...), as a Wyoming `error` would.
 UNKNOWN_VOICE = "unknown_voice"
 EMPTY_INPUT = "empty_input"
 INPUT_TOO_LONG = "input_too_long"
@@ -28,8 +29,6 @@ INVALID_VALUE = "invalid_value"
 WRONG_CONTENT_TYPE = "unsupported_media_type"
 BODY_TOO_LARGE = "body_too_large"
 INVALID_TOKEN = "invalid_api_key"
-BUSY = "busy"
-SYNTHESIS_FAILED = "synthesis_failed"
 NOT_FOUND = "not_found"
 METHOD_NOT_ALLOWED = "method_not_allowed"
 
