@@ -202,3 +202,37 @@ def test_eight_http_and_four_wyoming_clients_at_once(
     assert after[1] <= idle_threads + min(32, (os.cpu_count() or 1) + 4), (idle_threads, after)
     assert after[0] - before[0] < 48 * 1024
     assert differing_samples(bodies[0], alone) == 0.0  # under load, its own audio, whole
+
+
+def test_sigterm_during_an_http_answer_cuts_it_and_exits_0(
+    endless_model: TinyModel, voices: dict[str, Path], tmp_path: Path
+) -> None:
+    args = model_args(endless_model, voices, "--http-port", "0")
+    with ServerProcess(args, tmp_path / "server.log") as server:
+        server.wait_for_log("Ready")
+        match = HTTP_LISTENING.search(server.log)
+        assert match, server.log
+        url = f"http://127.0.0.1:{match.group(1)}/v1/audio/speech"
+
+        async def scenario() -> tuple[int, bool]:
+            body = {"voice": "a", "input": LONG_TEXT, "response_format": "pcm"}
+            timeout = aiohttp.ClientTimeout(total=60)
+            async with (
+                aiohttp.ClientSession(timeout=timeout) as session,
+                session.post(url, json=body) as response,
+            ):
+                received = len(await response.content.readany())
+                server.process.terminate()  # SIGTERM mid-answer
+                try:
+                    while chunk := await response.content.readany():
+                        received += len(chunk)
+                    whole = True
+                except aiohttp.ClientPayloadError:
+                    whole = False  # cut: no chunked terminator
+            return received, whole
+
+        received, whole = asyncio.run(scenario())
+        code = server.stop()
+    assert received > 0
+    assert not whole  # a cut answer must not look complete
+    assert code == 0, server.log
