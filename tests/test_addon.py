@@ -25,7 +25,12 @@ import yaml
 from wyoming_pocket_tts import addon
 from wyoming_pocket_tts.addon import OptionsError, options_to_argv, prepare_voices_dir
 from wyoming_pocket_tts.addon_repair import settle_options
-from wyoming_pocket_tts.cli import build_parser, builtin_languages, parse_settings
+from wyoming_pocket_tts.cli import (
+    HTTP_TOKEN_ENV,
+    build_parser,
+    builtin_languages,
+    parse_settings,
+)
 
 from .model_factory import build_hf_cache
 from .supervisor import Invalid, merge_options, validate_options
@@ -856,3 +861,39 @@ def test_speech_options_match_their_schema_and_reach_the_settings(
     assert [speech.speed_for(voice) for voice in settings.voices] == [0.75, 1.5]
     # The Supervisor writes whole numbers in a float option as ints.
     assert parse_settings(options_to_argv({"speed": 2})).engine.speech.speed == 2.0
+
+
+# The HTTP API
+
+
+def test_http_options_map_to_flags_and_the_token_stays_off_the_command_line(
+    tmp_path: Path, served: list[list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(HTTP_TOKEN_ENV, "")  # recorded, so that the test's value is undone
+    on = {"http_api": True, "http_token": " s3cret ", "http_cors": "http://webui.local:3000"}
+    argv = options_to_argv(on)
+    assert argv == [
+        "--http-port", "10201", "--http-host", "0.0.0.0",
+        "--http-cors", "http://webui.local:3000",
+    ]  # fmt: skip
+    assert options_to_argv({"http_api": False, "http_token": "x", "http_cors": "*"}) == []
+    options = tmp_path / "options.json"
+    options.write_text(json.dumps(on), encoding="utf-8")
+    assert addon.main(["--options", str(options), "--data-dir", str(tmp_path)]) == 0
+    assert not any("s3cret" in flag for flag in served[0])
+    assert os.environ[HTTP_TOKEN_ENV] == "s3cret"
+    http = parse_settings(served[0]).http
+    assert (http.port, http.host, http.token, http.cors_origin) == (
+        10201,
+        "0.0.0.0",
+        "s3cret",
+        "http://webui.local:3000",
+    )
+
+
+def test_http_port_is_mapped_but_not_opened_by_default(config: dict[str, Any]) -> None:
+    """On by default inside the add-on, off on the host network until the user maps it."""
+    assert config["options"]["http_api"] is True
+    assert config["ports"][f"{addon.ADDON_HTTP_PORT}/tcp"] is None
+    options = {**config["options"], "voices_dir": ""}  # /share is not here
+    assert parse_settings(options_to_argv(options)).http.port == addon.ADDON_HTTP_PORT

@@ -240,3 +240,43 @@ def test_speech_flags_reach_the_settings() -> None:
     assert (speech.speed, speech.sentence_pause_ms, speech.lead_silence_ms) == (1.2, 300, 150)
     slow, alba = settings.voices
     assert speech.speed_for(slow) == 0.8 and speech.speed_for(alba) == 1.2
+
+
+def test_http_flags() -> None:
+    assert parse_settings([]).http.port is None  # off unless asked
+    http = parse_settings(["--http-port", "8000"]).http
+    assert (http.port, http.host, http.token, http.cors_origin) == (8000, "127.0.0.1", None, None)
+    http = parse_settings(
+        ["--http-port", "0", "--http-host", "0.0.0.0", "--http-token", "t", "--http-cors", "*"]
+    ).http
+    assert (http.port, http.host, http.token, http.cors_origin) == (0, "0.0.0.0", "t", "*")
+    origin = parse_settings(["--http-port", "1", "--http-cors", "https://webui.lan:3000/"]).http
+    assert origin.cors_origin == "https://webui.lan:3000"
+
+
+def test_http_token_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WYOMING_POCKET_TTS_HTTP_TOKEN", "from-env")
+    assert parse_settings(["--http-port", "1"]).http.token == "from-env"
+    assert parse_settings(["--http-port", "1", "--http-token", "flag"]).http.token == "flag"
+    monkeypatch.setenv("WYOMING_POCKET_TTS_HTTP_TOKEN", "")
+    assert parse_settings(["--http-port", "1"]).http.token is None
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--http-token", "t"], "--http-token needs --http-port"),
+        (["--http-cors", "*"], "--http-cors needs --http-port"),
+        (["--http-port", "70000"], "must be a TCP port"),
+        (["--http-port", "1", "--http-token", " "], "--http-token: the token is empty"),
+        (["--http-port", "1", "--http-cors", "webui.lan"], "expected an origin like"),
+        (["--http-port", "1", "--http-cors", "https://a/b"], "expected an origin like"),
+    ],
+)
+def test_bad_http_flags_exit_2(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        parse_settings(argv)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err

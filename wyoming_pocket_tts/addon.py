@@ -37,13 +37,15 @@ from .addon_repair import (
     prepare_voices_dir,
     settle_options,
 )
-from .cli import builtin_languages, parse_settings
+from .cli import HTTP_TOKEN_ENV, builtin_languages, parse_settings
 from .settings import DEFAULT_SPEED
 from .voices.folder import VoiceFolder
 
 OPTIONS_FILE = Path("/data/options.json")
 DATA_DIR = Path("/data")
 ADDON_URI = "tcp://0.0.0.0:10200"
+ADDON_HTTP_PORT = 10201
+"""The HTTP API's port inside the container (mapped to a host port only if the user gives one)."""
 PROG = "wyoming-pocket-tts add-on"
 
 __all__ = [
@@ -77,6 +79,14 @@ def _quantize(value: Any) -> list[str]:
 
 def _none(value: Any) -> list[str]:
     return []
+
+
+def _http_api(value: Any) -> list[str]:
+    return ["--http-port", str(ADDON_HTTP_PORT), "--http-host", "0.0.0.0"] if value else []
+
+
+def _http_cors(value: Any) -> list[str]:
+    return ["--http-cors", str(value).strip()] if str(value).strip() else []
 
 
 def _unless_text(flag: str, default: str) -> Flags:
@@ -129,7 +139,11 @@ OPTIONS: dict[str, Option] = {
     "text_cleanup": Option(bool, "true or false", _switch("--no-text-cleanup", when=False)),
     "number_words": Option(bool, "true or false", _switch("--no-number-words", when=False)),
     "debug_logging": Option(bool, "true or false", _switch("--debug")),
+    "http_api": Option(bool, "true or false", _http_api),
+    # Only with the HTTP API on (the server refuses --http-cors without --http-port).
+    "http_cors": Option(str, "a string", optional=True),
     "hf_token": Option(str, "a string", optional=True),
+    "http_token": Option(str, "a string", optional=True),
 }
 """Every option of config.yaml's schema, in the order their flags are given. A new server flag's
 option is one row here (plus config.yaml's options and schema, translations/en.yaml, DOCS.md)."""
@@ -184,7 +198,7 @@ def options_to_argv(
     The default `voice` is listed first: moved to the front if it is one of `voices`, else taken
     from `folder_voices` (name -> file of the voices folder), else a pocket-tts built-in voice of
     that name. Not included: --uri and --data-dir (`main` adds them) and `hf_token` (an
-    environment variable, kept out of the command line).
+    environment variable, kept out of the command line), nor `http_token` (likewise).
     """
     check_options(options)
     folder_voices = folder_voices or {}
@@ -210,6 +224,8 @@ def options_to_argv(
     for key, option in OPTIONS.items():
         if options.get(key) is not None:
             argv += option.flags(options[key])
+    if options.get("http_api") and options.get("http_cors"):
+        argv += _http_cors(options["http_cors"])
     return argv
 
 
@@ -275,6 +291,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if options.get("hf_token"):
             # The voice-cloning weights are gated; huggingface_hub reads the token from here.
             os.environ["HF_TOKEN"] = options["hf_token"]
+        if options.get("http_api") and (options.get("http_token") or "").strip():
+            os.environ[HTTP_TOKEN_ENV] = options["http_token"].strip()
 
     fixed = ["--uri", ADDON_URI, "--data-dir", str(args.data_dir)]
     server_argv = [*fixed, *option_flags, *server_flags]

@@ -19,6 +19,7 @@ from .settings import (
     MAX_SPEED,
     MIN_SPEED,
     EngineSettings,
+    HttpSettings,
     LoudnessSettings,
     ModelSettings,
     ServerSettings,
@@ -48,6 +49,8 @@ class Settings:
     """Announce the server over mDNS under this name; None: do not."""
     zeroconf_host: str | None = None
     """Address to announce instead of the one derived from --uri."""
+    http: HttpSettings = dataclasses.field(default_factory=HttpSettings)
+    """The OpenAI-compatible HTTP side (off unless --http-port)."""
     debug: bool = False
 
 
@@ -295,6 +298,30 @@ def build_parser() -> argparse.ArgumentParser:
         help="announce the server over mDNS for Home Assistant (name default: pocket-tts)",
     )
     parser.add_argument("--zeroconf-host", metavar="HOST", help="address to announce over mDNS")
+    parser.add_argument(
+        "--http-port",
+        type=_port,
+        metavar="PORT",
+        help="also serve an OpenAI-compatible speech API (POST /v1/audio/speech) on this port",
+    )
+    parser.add_argument(
+        "--http-host",
+        default="127.0.0.1",
+        metavar="HOST",
+        help="address of the HTTP API (default: %(default)s, this machine only)",
+    )
+    parser.add_argument(
+        "--http-token",
+        metavar="TOKEN",
+        help="require 'Authorization: Bearer TOKEN' on the HTTP API (or set "
+        "WYOMING_POCKET_TTS_HTTP_TOKEN)",
+    )
+    parser.add_argument(
+        "--http-cors",
+        metavar="ORIGIN",
+        help="let browser pages from ORIGIN (e.g. http://openwebui.local:3000, or *) call the "
+        "HTTP API",
+    )
     parser.add_argument("--debug", action="store_true", help="log DEBUG messages")
     parser.add_argument("--version", action="version", version=__version__)
     return parser
@@ -309,6 +336,7 @@ def parse_settings(argv: Sequence[str] | None = None) -> Settings:
     voices = _check_voices(parser, args.voice, models)
     if args.zeroconf is not None and not args.uri.startswith("tcp://"):
         parser.error("--zeroconf needs a tcp:// --uri")
+    http = _http(parser, args)
     return Settings(
         server=ServerSettings(
             uri=args.uri,
@@ -335,7 +363,48 @@ def parse_settings(argv: Sequence[str] | None = None) -> Settings:
         voices_dirs=tuple(_voices_dir(parser, path) for path in args.voices_dir),
         zeroconf_name=args.zeroconf,
         zeroconf_host=args.zeroconf_host,
+        http=http,
         debug=args.debug,
+    )
+
+
+def _port(value: str) -> int:
+    number = int(value)
+    if not 0 <= number <= 65535:
+        raise argparse.ArgumentTypeError(f"must be a TCP port (0-65535), got {number}")
+    return number
+
+
+HTTP_TOKEN_ENV = "WYOMING_POCKET_TTS_HTTP_TOKEN"
+"""The HTTP token may come from the environment, to keep it off the process list."""
+
+
+def _http(parser: argparse.ArgumentParser, args: argparse.Namespace) -> HttpSettings:
+    token = args.http_token
+    if token is None:
+        token = os.environ.get(HTTP_TOKEN_ENV) or None
+    if args.http_port is None:
+        for flag, value in (("--http-token", args.http_token), ("--http-cors", args.http_cors)):
+            if value is not None:
+                parser.error(f"{flag} needs --http-port")
+        return HttpSettings(host=args.http_host)
+    if token is not None and not token.strip():
+        parser.error("--http-token: the token is empty")
+    origin = args.http_cors
+    if origin is not None and origin != "*":
+        parsed = urlparse(origin)
+        if (
+            parsed.scheme not in ("http", "https")
+            or not parsed.netloc
+            or parsed.path not in ("", "/")
+        ):
+            parser.error(f"--http-cors {origin}: expected an origin like https://host[:port], or *")
+        origin = f"{parsed.scheme}://{parsed.netloc}"
+    return HttpSettings(
+        port=args.http_port,
+        host=args.http_host,
+        token=token.strip() if token else None,
+        cors_origin=origin,
     )
 
 

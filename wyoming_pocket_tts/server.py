@@ -18,6 +18,7 @@ from . import discovery, errors
 from .cli import Settings
 from .engine.advice import log_speed_verdict
 from .engine.worker import Engine
+from .http.app import HttpSite, build_app
 from .protocol.handler import TtsEventHandler
 from .service import Service
 from .voices.catalog import VoiceCatalog, default_voice, with_default_voices
@@ -42,6 +43,8 @@ class TtsServer:
         self.service = Service(self.engine, self.catalog, settings.server)
         self._server: asyncio.Server | None = None
         self._handlers: dict[asyncio.Task, TtsEventHandler] = {}
+        self.http: HttpSite | None = None
+        """The OpenAI-compatible HTTP side, in this loop, when --http-port is given."""
 
     @property
     def port(self) -> int | None:
@@ -77,6 +80,10 @@ class TtsServer:
                 self._connected, host=uri.hostname, port=uri.port
             )
         _LOGGER.info("Listening on %s", self.address)
+        http = self.settings.http
+        if http.port is not None:
+            self.http = HttpSite(build_app(self.service, http), http)
+            await self.http.start()
 
     async def wait_ready(self) -> None:
         """Wait for the model and default voice; raises why they could not be loaded."""
@@ -95,6 +102,8 @@ class TtsServer:
         if self._server is not None:
             self._server.close()
         self.engine.scheduler.stop()
+        if self.http is not None:
+            await self.http.stop()
         handlers = dict(self._handlers)
         await asyncio.gather(*(h.close_gracefully(grace) for h in handlers.values()))
         if handlers:

@@ -129,3 +129,17 @@ class ServerSettings:
     """Seconds an open stream may go without text before it is ended with `stream-timeout`."""
     max_connections: int = 32
     """Open connections; more are answered with `too-many-connections` and closed."""
+
+
+@dataclass(frozen=True)
+class HttpSettings:
+    """The HTTP side (OpenAI-compatible speech API); off unless a port is given."""
+
+    port: int | None = None
+    """TCP port to listen on; None: no HTTP side. 0 picks a free port."""
+    host: str = "127.0.0.1"
+    """Address to listen on: this machine only unless the operator opens it."""
+    token: str | None = None
+    """When set, every request (but /health) needs `Authorization: Bearer <token>`."""
+    cors_origin: str | None = None
+    """Browser pages from this origin (or `*`) may call the API; None: no CORS headers."""

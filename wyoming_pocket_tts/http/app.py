@@ -1,0 +1,96 @@
+"""The aiohttp application and its listening site, in the Wyoming server's own event loop.
+
+`build_app` makes the app every HTTP route shares: the service, JSON errors, the token and CORS
+middlewares, a bounded body. Other features add their routes through `extra_routes` (functions
+given the app before it starts), so they get the same security without repeating it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+
+from aiohttp import web
+
+from ..service import Service
+from ..settings import HttpSettings
+from . import openai
+from .auth import bearer_auth, cors
+from .errors import json_errors
+
+_LOGGER = logging.getLogger(__name__)
+
+BODY_SLACK = 16 * 1024
+"""Bytes of JSON around `input` (other fields, whitespace) a request body may add."""
+SHUTDOWN_GRACE = 2.0
+"""Seconds open answers get to end when the server stops."""
+BYTES_PER_CHAR = 6
+"""Worst case for one character of `input` in JSON: a `\\uXXXX` escape."""
+
+
+def body_limit(max_text_chars: int) -> int:
+    """The largest request body: room for `max_text_chars` of input, however it is encoded."""
+    return max_text_chars * BYTES_PER_CHAR + BODY_SLACK
+
+
+def build_app(
+    service: Service,
+    settings: HttpSettings,
+    extra_routes: Iterable[Callable[[web.Application], None]] = (),
+) -> web.Application:
+    """The HTTP app: OpenAI's speech API, `/health`, and whatever `extra_routes` add."""
+    middlewares = [json_errors]
+    if settings.cors_origin:
+        middlewares.insert(0, cors(settings.cors_origin))  # outermost: errors get CORS headers
+    if settings.token:
+        middlewares.append(bearer_auth(settings.token))
+    app = web.Application(
+        middlewares=middlewares, client_max_size=body_limit(service.settings.max_text_chars)
+    )
+    app[openai.SERVICE] = service
+    app.router.add_get("/health", health)
+    openai.add_routes(app)
+    for add in extra_routes:
+        add(app)
+    return app
+
+
+async def health(request: web.Request) -> web.Response:
+    """200 once the model is loaded (the engine answers), 503 before or if it failed."""
+    ready = request.app[openai.SERVICE].engine.ready
+    if ready.done() and ready.exception() is None:
+        return web.json_response({"status": "ok"})
+    status = "loading" if not ready.done() else "failed"
+    return web.json_response({"status": status}, status=503)
+
+
+class HttpSite:
+    """The app served on `settings.host:settings.port` (port 0: any free one)."""
+
+    def __init__(self, app: web.Application, settings: HttpSettings) -> None:
+        self._settings = settings
+        # handler_cancellation: a client that disconnects cancels its handler, and with it the
+        # generation, even while no audio is being written.
+        self._runner = web.AppRunner(
+            app, handler_cancellation=True, access_log=None, shutdown_timeout=SHUTDOWN_GRACE
+        )
+        self._site: web.TCPSite | None = None
+
+    @property
+    def port(self) -> int | None:
+        """The port actually bound."""
+        server = self._site._server if self._site is not None else None
+        sockets = getattr(server, "sockets", None)
+        return sockets[0].getsockname()[1] if sockets else None
+
+    async def start(self) -> None:
+        await self._runner.setup()
+        self._site = web.TCPSite(self._runner, self._settings.host, self._settings.port)
+        await self._site.start()
+        host = self._settings.host
+        host = f"[{host}]" if ":" in host else host
+        _LOGGER.info("HTTP API on http://%s:%s", host, self.port)
+
+    async def stop(self) -> None:
+        """Stop listening; open answers get `SHUTDOWN_GRACE` (the engine has ended them)."""
+        await self._runner.cleanup()
