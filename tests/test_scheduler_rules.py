@@ -145,6 +145,39 @@ def test_warm_goes_first_until_a_cold_piece_has_waited_and_the_engine_has_stayed
     assert sched.next(is_warm) == (hot, "h3")
 
 
+def test_the_most_urgent_warm_piece_goes_and_warm_pieces_are_not_switches(
+    clock: Clock, loop
+) -> None:
+    sched = Scheduler(max_queue=5, switch_after=1.5)
+    newer, cold, older = make(loop, "newer"), make(loop, "cold"), make(loop, "older")
+    for request in (newer, cold, older):
+        sched.admit(request)
+    for piece in ("c1", "c2", "c3"):
+        sched.add_text(cold, piece)
+    clock.now += 0.25
+    sched.add_text(older, "o")
+    clock.now += 0.25
+    sched.add_text(newer, "n")
+    warmth = {"cold": False, "older": True, "newer": True}
+
+    def is_warm(request: SpeechRequest) -> bool:
+        return warmth[request.voice.name]
+
+    assert sched.next(is_warm) == (older, "o")  # `cold` waits, the older warm one goes
+    sched.done(older)
+    clock.now = 102.0  # `cold` starved 2 s: switch
+    assert sched.next(is_warm) == (cold, "c1")
+    clock.now = 102.5
+    sched.done(cold)  # the switch took 0.5 s
+    warmth = {"cold": True, "older": False, "newer": False}
+    assert sched.next(is_warm) == (cold, "c2")  # the most urgent, and warm: no switch
+    clock.now = 104.0
+    sched.done(cold)
+    cold.listener.heard(100.0, clock.now)
+    # The engine has stayed 1.5 s since the switch (the warm piece did not restart that).
+    assert sched.next(is_warm) == (newer, "n")
+
+
 def test_a_cold_piece_goes_at_once_when_nothing_warm_is_ready(clock: Clock, loop) -> None:
     sched = Scheduler(max_queue=5)
     request = make(loop)
