@@ -101,20 +101,24 @@ async def unexpected_event(reader: asyncio.StreamReader, writer: asyncio.StreamW
     writer.close()
 
 
-async def run_health(uri: str) -> tuple[int, str, float]:
-    """(exit code, stdout, seconds) of the health check command against `uri`."""
-    started = time.monotonic()
-    process = await asyncio.create_subprocess_exec(
+async def start_health(uri: str, timeout: float = HEALTH_TIMEOUT) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
         "wyoming_pocket_tts.health",
         "--uri",
         uri,
         "--timeout",
-        str(HEALTH_TIMEOUT),
+        str(timeout),
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
     )
+
+
+async def run_health(uri: str) -> tuple[int, str, float]:
+    """(exit code, stdout, seconds) of the health check command against `uri`."""
+    started = time.monotonic()
+    process = await start_health(uri)
     try:
         stdout, _ = await asyncio.wait_for(process.communicate(), PROCESS_LIMIT)
     except asyncio.TimeoutError:
@@ -153,6 +157,33 @@ def test_server_that_never_answers_exits_1_in_time() -> None:
     assert code == 1
     assert output.startswith("unhealthy: no info from") and output.count("\n") == 1
     assert seconds >= HEALTH_TIMEOUT
+
+
+def test_the_timeout_also_bounds_the_wait_from_above() -> None:
+    """A check with a 60 s timeout starts first; one with the 1 s timeout started after it
+    must be done while the first still waits (no clock in the verdict: only which ends first)."""
+
+    async def scenario() -> tuple[int | None, int]:
+        connections = asyncio.Queue[None]()
+
+        async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            connections.put_nowait(None)
+            await SilentHandler(reader, writer).run()
+
+        async with serving(silent) as uri:
+            patient = await start_health(uri, 60.0)
+            try:
+                await asyncio.wait_for(connections.get(), PROCESS_LIMIT)  # it is waiting now
+                code, output, _ = await run_health(uri)
+                assert code == 1 and output.startswith("unhealthy: no info"), output
+                return patient.returncode, code
+            finally:
+                if patient.returncode is None:
+                    patient.kill()
+                await patient.wait()
+
+    patient_code, _ = asyncio.run(scenario())
+    assert patient_code is None, "the 1 s check waited as long as the 60 s one"
 
 
 @pytest.mark.parametrize(

@@ -8,17 +8,22 @@ the first frame it may. So the length of a reply tells which model spoke it.
 from __future__ import annotations
 
 import asyncio
-import time
+import threading
 from pathlib import Path
 
 import pytest
 from wyoming.client import AsyncTcpClient
 from wyoming.tts import Synthesize, SynthesizeVoice
 
+from wyoming_pocket_tts.engine import models as models_module
+from wyoming_pocket_tts.settings import ModelSettings
+
 from .model_factory import SAMPLES_PER_FRAME, TinyModel, expected_frames
 from .support import ServerProcess, describe, read_until, running_server, synthesize
 
 TEXT = "Bonjour, this sentence is spoken in two languages."
+GATE = 20.0
+"""Seconds the test may hold the French load open (a bound, never reached when it passes)."""
 
 
 def two_language_args(english: TinyModel, french: TinyModel, voices: dict[str, Path]) -> list[str]:
@@ -163,20 +168,68 @@ def test_a_language_whose_model_fails_answers_with_an_error_and_others_keep_serv
 
 
 def test_loading_a_second_language_does_not_hold_up_describe(
-    endless_model: TinyModel, tiny_model: TinyModel, voices: dict[str, Path]
+    endless_model: TinyModel,
+    tiny_model: TinyModel,
+    voices: dict[str, Path],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A describe sent while the French model loads is answered before the French audio."""
+    """A describe sent while the French model is loading is answered before the load ends.
 
-    async def scenario() -> tuple[float, float]:
+    The real load is wrapped in a gate the test holds open until its describe is answered, so
+    the describe is sent during the load, whatever the machine's speed. Had the load run on the
+    event loop, the gate would time out (after GATE seconds) and the describe come after it."""
+    real = models_module.load_tuned_model
+    loading, release, loaded = threading.Event(), threading.Event(), threading.Event()
+
+    def gated(settings: ModelSettings, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        if settings.code != "fr":
+            return real(settings, *args, **kwargs)
+        loading.set()
+        release.wait(GATE)
+        try:
+            return real(settings, *args, **kwargs)
+        finally:
+            loaded.set()
+
+    monkeypatch.setattr(models_module, "load_tuned_model", gated)
+
+    async def scenario() -> tuple[bool, int]:
         async with running_server(two_language_args(endless_model, tiny_model, voices)) as server:
             port = server.port or 0
             request = asyncio.create_task(synthesize(port, TEXT, voice="mamie"))
-            await asyncio.sleep(0)  # the request is on its way: the load starts
-            started = time.monotonic()
-            await describe(port)
-            described = time.monotonic() - started
+            try:
+                assert await asyncio.to_thread(loading.wait, GATE), "the French load never began"
+                await asyncio.wait_for(describe(port), 2 * GATE)
+                described_during_load = not loaded.is_set()
+            finally:
+                release.set()
             reply = await request
-            return described, reply.chunk_times[0] - reply.sent_at
+            return described_during_load, len(reply.audio)
 
-    described, first_audio = asyncio.run(scenario())
-    assert described < first_audio
+    described_during_load, audio = asyncio.run(scenario())
+    assert described_during_load, "describe waited for the French model to load"
+    assert audio > 0
+
+
+def test_preload_loads_every_language_before_ready(
+    endless_model: TinyModel, tiny_model: TinyModel, voices: dict[str, Path], tmp_path: Path
+) -> None:
+    """With `--preload` both models (and their default voices) are ready before `Ready`, so
+    the first French request loads nothing; without it only the first language is."""
+    args = two_language_args(endless_model, tiny_model, voices)
+    with ServerProcess([*args, "--preload"], tmp_path / "preload.log") as server:
+        server.wait_for_log("Ready")
+        before_ready = server.log.split("Ready", 1)[0]
+        reply = asyncio.run(synthesize(server.port, "Short.", voice="mamie"))
+        after = server.log
+        assert server.stop() == 0
+    assert reply.audio and not reply.errors
+    assert before_ready.count("Loaded model") == 2, before_ready
+    assert str(endless_model.config_path) in before_ready
+    assert str(tiny_model.config_path) in before_ready
+    assert after.count("Loaded model") == 2, "the French request loaded its model again"
+    with ServerProcess(args, tmp_path / "lazy.log") as server:
+        server.wait_for_log("Ready")
+        lazy = server.log.split("Ready", 1)[0]
+        assert server.stop() == 0
+    assert lazy.count("Loaded model") == 1 and str(tiny_model.config_path) not in lazy

@@ -97,6 +97,44 @@ def test_voices_reach_the_target_and_restarts_keep_their_gains(
         assert integrated_loudness(samples_of(reply.audio), RATE) > -12  # the gain was applied
 
 
+def _fingerprint(state: object) -> float:
+    """A number that tells voice states apart (the sum of their tensors)."""
+    if isinstance(state, dict):
+        return sum(_fingerprint(value) for value in state.values())
+    if hasattr(state, "double"):
+        return float(state.double().sum())  # type: ignore[attr-defined]
+    return 0.0
+
+
+def test_voices_of_different_raw_loudness_each_get_their_own_gain(
+    tiny_model: TinyModel, voices: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Random weights speak every voice equally loud, so a spy on the real
+    `generate_audio_stream` makes the second voice state it sees 10 dB quieter, in calibration
+    and in speech alike; both must still come out at the target."""
+    real = TTSModel.generate_audio_stream
+    seen: list[float] = []
+
+    def spy(self: TTSModel, state: dict, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        fingerprint = round(_fingerprint(state), 3)
+        if fingerprint not in seen:
+            seen.append(fingerprint)
+        factor = 10 ** (-10 / 20) if seen.index(fingerprint) == 1 else 1.0
+        for chunk in real(self, state, *args, **kwargs):  # type: ignore[arg-type]
+            yield chunk * factor
+
+    monkeypatch.setattr(TTSModel, "generate_audio_stream", spy)
+
+    async def levels() -> dict[str, float]:
+        async with running_server(model_args(tiny_model, voices, "--loudness", "-20")) as server:
+            replies = {n: await synthesize(server.port or 0, TEXT, voice=n) for n in ("a", "b")}
+        return {n: integrated_loudness(samples_of(r.audio), RATE) for n, r in replies.items()}
+
+    measured = asyncio.run(levels())
+    assert len(seen) >= 2, "two voice states were used"
+    assert all(abs(level + 20) <= 1 for level in measured.values()), measured
+
+
 def test_the_first_half_second_is_as_loud_as_the_rest(endless_server: ServerProcess) -> None:
     """The gain is known before the first chunk: nothing is learned while speaking."""
     reply = asyncio.run(synthesize(endless_server.port, LONG_TEXT, voice="a"))
@@ -117,6 +155,8 @@ def test_loudness_off_leaves_pocket_tts_samples_untouched(
 
     def spy(self: TTSModel, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
         for chunk in real(self, *args, **kwargs):  # type: ignore[arg-type]
+            # Random weights never reach the limiter's knee: make every chunk peak at 0.95.
+            chunk = chunk * (0.95 / max(float(chunk.abs().max()), 1e-6))
             produced.append(chunk.detach().numpy().copy())
             yield chunk
 
@@ -131,6 +171,7 @@ def test_loudness_off_leaves_pocket_tts_samples_untouched(
 
     audio, untouched = asyncio.run(received("off"))
     assert audio == untouched
+    assert np.abs(np.frombuffer(audio, "<i2")).max() > KNEE * 32767, "the limiter was not reached"
     audio, untouched = asyncio.run(received("-20"))
     assert len(audio) == len(untouched) and audio != untouched
 

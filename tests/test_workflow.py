@@ -5,7 +5,9 @@ as a tag push would set them."""
 
 from __future__ import annotations
 
+import asyncio
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -14,6 +16,12 @@ from typing import Any
 
 import pytest
 import yaml
+from wyoming.audio import AudioStart, AudioStop
+from wyoming.event import async_read_event, async_write_event
+
+from .conftest import model_args
+from .model_factory import TinyModel
+from .support import running_server
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOW = ROOT / ".github" / "workflows" / "ci.yaml"
@@ -140,3 +148,54 @@ def test_a_tag_that_is_not_the_config_version_stops_the_release(
     assert "does not match config.yaml version" in said
     code, _, said = run_meta(workflow, tmp_path, "amd64", f"v{config['version']}", "someone-else")
     assert code == 1 and "is not under ghcr.io/someone-else/" in said
+
+
+def _image_speech_check(workflow: dict[Any, Any], port: int) -> str:
+    """The Python the image check runs in the container, aimed at `port`."""
+    run = next(
+        s["run"] for s in workflow["jobs"]["image"]["steps"] if "spoken" in s.get("name", "")
+    )
+    script = run.split("<<'PY'\n", 1)[1].split("\nPY\n", 1)[0]
+    assert '"127.0.0.1", 10200' in script
+    return script.replace('"127.0.0.1", 10200', f'"127.0.0.1", {port}')
+
+
+async def _run_check(script: str) -> tuple[int, str]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        script,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    output, _ = await asyncio.wait_for(process.communicate(), 120)
+    return process.returncode or 0, output.decode()
+
+
+def test_the_image_check_needs_a_sentence_spoken_not_only_health(
+    workflow: dict[Any, Any], tiny_model: TinyModel, voices: dict[str, Path]
+) -> None:
+    """The workflow's own speech check, run here against the real server and against a server
+    that is healthy but answers with no audio (as one whose model never loaded might)."""
+
+    async def against_the_server() -> tuple[int, str]:
+        async with running_server(model_args(tiny_model, voices)) as server:
+            return await _run_check(_image_speech_check(workflow, server.port or 0))
+
+    code, output = asyncio.run(against_the_server())
+    assert code == 0 and re.search(r"synthesized [1-9]\d* bytes of audio", output), output
+
+    async def mute(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await async_read_event(reader)
+        await async_write_event(AudioStart(rate=24000, width=2, channels=1).event(), writer)
+        await async_write_event(AudioStop().event(), writer)
+        writer.close()
+
+    async def against_a_mute_server() -> tuple[int, str]:
+        server = await asyncio.start_server(mute, "127.0.0.1", 0)
+        async with server:
+            port = server.sockets[0].getsockname()[1]
+            return await _run_check(_image_speech_check(workflow, port))
+
+    code, output = asyncio.run(against_a_mute_server())
+    assert code == 1 and "synthesized 0 bytes" in output, output

@@ -3,6 +3,8 @@
 `python -m wyoming_pocket_tts.health [--uri tcp://127.0.0.1:10200] [--timeout 3]` prints one line
 and exits 0 when an `info` listing an installed TTS program came back within the timeout, 1
 otherwise (nothing listening, no answer, garbage). Used by the container's HEALTHCHECK.
+A server still loading its model answers `describe`, so it is healthy: there is no "loading"
+verdict, which would let the Supervisor's watchdog restart an add-on in its first download.
 """
 
 from __future__ import annotations

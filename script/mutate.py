@@ -1,0 +1,424 @@
+"""Mutation testing of the modules that make decisions: break one decision, run its tests.
+
+Each mutant inverts one decision in a named function (a comparison, a boolean, `and`/`or`,
+`min`/`max`, `+`/`-`, a dropped call) and runs the fast tests paired with its module; a mutant
+the tests still pass "survives". Mutants are written in place into the real source file (restored
+after each run, and on Ctrl-C), so the tests that start the server as a subprocess run the mutant
+too; a copy of the tree (as mutmut 3 makes) would be invisible to them. Run one module at a time:
+`script/mutate scheduler`. The score table is refreshed in MUTATION.md.
+
+Survivors that no test can tell apart are listed in `EQUIVALENT` with the reason.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import copy
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TABLE = ROOT / "MUTATION.md"
+PER_MUTANT_TIMEOUT = 300
+PKG = "wyoming_pocket_tts"
+
+
+@dataclass(frozen=True)
+class Target:
+    """A decision module: its file, the functions mutated, and the fast tests that guard them."""
+
+    path: str
+    functions: tuple[str, ...]
+    tests: tuple[str, ...]
+    light: bool = True
+    """The tests need no fixture of tests/conftest.py: skip it (and its torch import)."""
+
+
+TARGETS: dict[str, Target] = {
+    "scheduler": Target(
+        "wyoming_pocket_tts/engine/scheduler.py",
+        (
+            "Scheduler.admit",
+            "Scheduler.add_text",
+            "Scheduler.close",
+            "Scheduler.cancel",
+            "Scheduler.abandon",
+            "Scheduler.stop",
+            "Scheduler.next",
+            "Scheduler.done",
+            "Scheduler._choose",
+            "Scheduler._must_switch",
+            "Scheduler._paused",
+            "Scheduler._cut",
+            "Scheduler._finish",
+        ),
+        ("tests/test_scheduler_rules.py",),
+    ),
+    "request": Target(
+        "wyoming_pocket_tts/engine/request.py",
+        ("Listener.heard", "SpeechRequest.runs_out_at", "SpeechRequest.add_error"),
+        ("tests/test_scheduler_rules.py",),
+    ),
+    "loudness": Target(
+        "wyoming_pocket_tts/audio/loudness.py",
+        ("integrated_loudness", "gain_for", "limit_peaks", "apply_gain"),
+        ("tests/test_loudness_rules.py",),
+    ),
+    "pcm": Target(
+        "wyoming_pocket_tts/audio/pcm.py",
+        ("to_pcm16",),
+        ("tests/test_loudness_rules.py",),
+    ),
+    "catalog": Target(
+        "wyoming_pocket_tts/voices/catalog.py",
+        (
+            "VoiceCatalog.default_for",
+            "VoiceCatalog.resolve",
+            "VoiceCatalog._default_of",
+            "VoiceCatalog._lookup",
+            "LoadFailures.reason",
+            "same_language",
+            "with_default_voices",
+        ),
+        ("tests/test_catalog_rules.py",),
+    ),
+    "models": Target(
+        "wyoming_pocket_tts/engine/models.py",
+        ("ModelPool.get", "ModelPool._unload", "ModelPool.failure"),
+        ("tests/test_model_pool.py",),
+        light=False,
+    ),
+    # To add once issues 30 and 26 have landed (one line each; name the functions then):
+    # "tuning": Target(f"{PKG}/engine/tuning.py", ("_compare", "_best"), ("tests/test_tuning.py",)),
+    # "numbers": Target(f"{PKG}/text/numbers/engine.py", (...), ("tests/test_numbers.py",)),
+}
+
+EQUIVALENT: dict[str, str] = {
+    "catalog: VoiceCatalog.resolve: spec is None and self._roots -> spec is None or self._roots": (
+        "only an extra rescan of the folders when the name is known or there are none: same answer"
+    ),
+    "loudness: limit_peaks: magnitude > KNEE -> magnitude >= KNEE": (
+        "at exactly the knee the curve gives the knee itself (tanh(0) = 0): same sample"
+    ),
+    "loudness: limit_peaks: False -> True": "astype(copy=True) only copies: same values",
+    "pcm: to_pcm16: False -> True": "astype(copy=True) only copies: same values",
+}
+"""Surviving mutants that are equivalent to the original, each with its one-line reason."""
+
+
+# Mutation operators.
+
+_COMPARE_SWAPS: dict[type, tuple[type, ...]] = {
+    ast.Lt: (ast.GtE, ast.LtE),
+    ast.LtE: (ast.Gt, ast.Lt),
+    ast.Gt: (ast.LtE, ast.GtE),
+    ast.GtE: (ast.Lt, ast.Gt),
+    ast.Eq: (ast.NotEq,),
+    ast.NotEq: (ast.Eq,),
+    ast.Is: (ast.IsNot,),
+    ast.IsNot: (ast.Is,),
+    ast.In: (ast.NotIn,),
+    ast.NotIn: (ast.In,),
+}
+_BINOP_SWAPS: dict[type, type] = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div}
+_CALL_SWAPS = {"min": "max", "max": "min"}
+
+
+def _candidates(node: ast.AST) -> list[ast.AST]:
+    """The ways to mutate `node` alone (each a replacement node; `None` drops a statement)."""
+    out: list[ast.AST] = []
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        for swap in _COMPARE_SWAPS.get(type(node.ops[0]), ()):
+            out.append(ast.Compare(node.left, [swap()], node.comparators))
+    elif isinstance(node, ast.BoolOp):
+        other = ast.Or() if isinstance(node.op, ast.And) else ast.And()
+        out.append(ast.BoolOp(other, node.values))
+    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        out.append(node.operand)
+    elif isinstance(node, ast.BinOp) and type(node.op) in _BINOP_SWAPS:
+        out.append(ast.BinOp(node.left, _BINOP_SWAPS[type(node.op)](), node.right))
+    elif isinstance(node, ast.Constant) and isinstance(node.value, bool):
+        out.append(ast.Constant(not node.value))
+    elif (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in _CALL_SWAPS
+    ):
+        out.append(
+            ast.Call(ast.Name(_CALL_SWAPS[node.func.id], ast.Load()), node.args, node.keywords)
+        )
+    elif isinstance(node, (ast.If, ast.While)) and not isinstance(
+        node.test, (ast.Compare, ast.BoolOp, ast.UnaryOp, ast.Constant)
+    ):
+        out.append(ast.UnaryOp(ast.Not(), node.test))  # marker: negate the condition
+    elif isinstance(node, (ast.Expr, ast.Delete)) and not _is_log_or_docstring(node):
+        out.append(ast.Pass())
+    return out
+
+
+@dataclass
+class Mutant:
+    """One mutation: where it is and what it does, as source text."""
+
+    index: int
+    function: str
+    line: int
+    before: str
+    after: str
+    key: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.key = f"{self.function}: {self.before} -> {self.after}"
+
+
+class _Mutator(ast.NodeTransformer):
+    """Walks the named functions; lists every candidate, or applies the one numbered `apply`."""
+
+    def __init__(self, functions: tuple[str, ...], apply: int | None = None) -> None:
+        self.functions = functions
+        self.apply = apply
+        self.found: list[Mutant] = []
+        self._scope: list[str] = []
+
+    def _qualname(self) -> str:
+        return ".".join(self._scope)
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
+        self._scope.append(node.name)
+        self.generic_visit(node)
+        self._scope.pop()
+        return node
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        self._scope.append(node.name)
+        inside = self._qualname() in self.functions or any(
+            self._qualname().startswith(f"{name}.") for name in self.functions
+        )
+        if inside:
+            node.body = [self.visit(statement) for statement in node.body]
+            node.body = [s for s in node.body if s is not None] or [ast.Pass()]
+        else:
+            self.generic_visit(node)
+        self._scope.pop()
+        return node
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        if not self._scope or not (
+            self._qualname() in self.functions
+            or any(self._qualname().startswith(f"{n}.") for n in self.functions)
+        ):
+            return super().generic_visit(node)
+        if isinstance(node, ast.expr) and _is_docstring_or_annotation(node):
+            return node
+        replacement: ast.AST | None = None
+        for candidate in _candidates(node):
+            number = len(self.found)
+            self.found.append(
+                Mutant(
+                    number, self._qualname(), getattr(node, "lineno", 0), *_texts(node, candidate)
+                )
+            )
+            if number == self.apply:
+                replacement = candidate
+        super().generic_visit(node)
+        if replacement is None:
+            return node
+        if isinstance(node, (ast.If, ast.While)):
+            node.test = ast.UnaryOp(ast.Not(), node.test)
+            return node
+        return ast.copy_location(replacement, node)
+
+
+def _is_docstring_or_annotation(node: ast.expr) -> bool:
+    return False
+
+
+def _is_log_or_docstring(node: ast.stmt) -> bool:
+    """Dropping a log line or a docstring changes no decision."""
+    if not isinstance(node, ast.Expr):
+        return False
+    value = node.value
+    if isinstance(value, ast.Constant):
+        return True
+    return isinstance(value, ast.Call) and ast.unparse(value.func).startswith("_LOGGER.")
+
+
+def _texts(node: ast.AST, candidate: ast.AST) -> tuple[str, str]:
+    if isinstance(node, (ast.If, ast.While)):
+        before = ast.unparse(node.test)
+        return before, f"not ({before})"
+    if isinstance(candidate, ast.Pass):
+        return ast.unparse(node).splitlines()[0], "pass"
+    return ast.unparse(node), ast.unparse(candidate)
+
+
+def list_mutants(source: str, target: Target) -> list[Mutant]:
+    mutator = _Mutator(target.functions)
+    mutator.visit(ast.parse(source))
+    return mutator.found
+
+
+def mutated_source(source: str, target: Target, index: int) -> str:
+    mutator = _Mutator(target.functions, apply=index)
+    tree = mutator.visit(copy.deepcopy(ast.parse(source)))
+    return ast.unparse(ast.fix_missing_locations(tree))
+
+
+# Running.
+
+
+def run_tests(tests: tuple[str, ...], timeout: float, light: bool = False) -> str:
+    """'passed', 'failed' or 'timeout' for the paired tests against the file as it is now."""
+    command = [
+        str(ROOT / ".venv" / "bin" / "python"),
+        "-m",
+        "pytest",
+        "-x",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        *(["--noconftest", "--timeout", "15"] if light else ["--timeout", "120"]),
+        *tests,
+    ]
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    try:
+        result = subprocess.run(
+            command, cwd=ROOT, env=env, capture_output=True, timeout=timeout, check=False
+        )
+    except subprocess.TimeoutExpired:
+        return "timeout"
+    return "passed" if result.returncode == 0 else "failed"
+
+
+def mutate_module(name: str, tests: tuple[str, ...] | None, only: str | None) -> dict:
+    target = TARGETS[name]
+    tests = tests or target.tests
+    path = ROOT / target.path
+    original = path.read_text()
+    mutants = list_mutants(original, target)
+    if only:
+        mutants = [m for m in mutants if re.search(only, m.key)]
+    print(f"{name}: {len(mutants)} mutants of {target.path}, tests: {' '.join(tests)}", flush=True)
+    started = time.monotonic()
+    light = target.light and tests == target.tests
+    if run_tests(tests, PER_MUTANT_TIMEOUT, light) != "passed":
+        sys.exit(f"{name}: the paired tests fail on the unmutated code; fix that first")
+    baseline = time.monotonic() - started
+    timeout = max(60.0, 5 * baseline)
+    survivors: list[Mutant] = []
+    equivalent: list[Mutant] = []
+    killed = 0
+
+    def restore(*_: object) -> None:
+        path.write_text(original)
+        if _:
+            sys.exit(130)
+
+    signal.signal(signal.SIGINT, restore)
+    signal.signal(signal.SIGTERM, restore)
+    try:
+        for mutant in mutants:
+            path.write_text(mutated_source(original, target, mutant.index))
+            outcome = run_tests(tests, timeout, light)
+            path.write_text(original)
+            if outcome == "passed":
+                if mutant.key in EQUIVALENT or f"{name}: {mutant.key}" in EQUIVALENT:
+                    equivalent.append(mutant)
+                    status = "equivalent"
+                else:
+                    survivors.append(mutant)
+                    status = "SURVIVED"
+            else:
+                killed += 1
+                status = f"killed ({outcome})"
+            print(f"  {status:18} L{mutant.line} {mutant.key}", flush=True)
+    finally:
+        restore()
+    scored = len(mutants) - len(equivalent)
+    score = 100.0 * killed / scored if scored else 100.0
+    minutes = (time.monotonic() - started) / 60
+    print(f"{name}: {killed}/{scored} killed ({score:.0f}%), {minutes:.1f} min", flush=True)
+    return {
+        "module": name,
+        "path": target.path,
+        "tests": " ".join(tests),
+        "mutants": len(mutants),
+        "killed": killed,
+        "equivalent": len(equivalent),
+        "survivors": [m.key for m in survivors],
+        "score": score,
+        "minutes": minutes,
+        "partial": bool(only) or tests != target.tests,
+    }
+
+
+def refresh_table(result: dict) -> None:
+    """Replace the module's row (and its survivors) in MUTATION.md."""
+    rows: dict[str, str] = {}
+    notes: dict[str, list[str]] = {}
+    if TABLE.exists():
+        section = None
+        for line in TABLE.read_text().splitlines():
+            row = re.match(r"^\| `(\w+)` \|", line)
+            if row:
+                rows[row.group(1)] = line
+            heading = re.match(r"^### `(\w+)` survivors", line)
+            if heading:
+                section = heading.group(1)
+                notes[section] = []
+            elif section and line.startswith("- "):
+                notes[section].append(line)
+    name = result["module"]
+    rows[name] = (
+        f"| `{name}` | `{result['path']}` | {result['mutants']} | {result['killed']} "
+        f"| {result['equivalent']} | {len(result['survivors'])} | {result['score']:.0f}% "
+        f"| {result['minutes']:.1f} | {time.strftime('%Y-%m-%d')} |"
+    )
+    notes[name] = [f"- `{key}`" for key in result["survivors"]]
+    lines = [
+        "# Mutation scores",
+        "",
+        "Refreshed by `script/mutate MODULE` (see the script's docstring). Score = killed /",
+        "(mutants - equivalent). Equivalent mutants and their reasons are listed in",
+        "`script/mutate.py` (`EQUIVALENT`).",
+        "",
+        "| module | file | mutants | killed | equivalent | survived | score | minutes | run |",
+        "|---|---|---|---|---|---|---|---|---|",
+        *[rows[key] for key in sorted(rows)],
+        "",
+    ]
+    for key in sorted(notes):
+        if notes[key]:
+            lines += [f"### `{key}` survivors", "", *notes[key], ""]
+    TABLE.write_text("\n".join(lines))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("modules", nargs="*", help=f"any of {', '.join(TARGETS)} (default: all)")
+    parser.add_argument("--tests", nargs="+", help="run these tests instead of the paired ones")
+    parser.add_argument("--only", help="mutants whose description matches this regex")
+    parser.add_argument("--list", action="store_true", help="list the mutants; run nothing")
+    args = parser.parse_args()
+    for name in args.modules or list(TARGETS):
+        if name not in TARGETS:
+            parser.error(f"unknown module {name!r}; known: {', '.join(TARGETS)}")
+        if args.list:
+            target = TARGETS[name]
+            for mutant in list_mutants((ROOT / target.path).read_text(), target):
+                print(f"{name} L{mutant.line} {mutant.key}")
+            continue
+        result = mutate_module(name, tuple(args.tests) if args.tests else None, args.only)
+        if not result["partial"]:
+            refresh_table(result)
+
+
+if __name__ == "__main__":
+    main()

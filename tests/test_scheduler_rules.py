@@ -1,0 +1,450 @@
+"""The scheduler's rules, driven directly: which piece goes next, the bounds, how requests end.
+
+No model and no server: the engine side is played by the test, and the scheduler's clock is a
+fake the test moves (the rules compare times; a real clock would make them timing-dependent).
+These are the fast tests `script/mutate scheduler` pairs with the module; the server-level
+behaviour is in test_fairness.py and test_scheduling.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from wyoming_pocket_tts.engine import scheduler as scheduler_module
+from wyoming_pocket_tts.engine.request import BYTES_PER_SECOND, Listener, SpeechRequest
+from wyoming_pocket_tts.engine.scheduler import EngineBusy, Scheduler
+from wyoming_pocket_tts.errors import BUSY, SHUTDOWN, TEXT_TOO_LONG, JobError
+from wyoming_pocket_tts.settings import VoiceSpec
+
+WARNING = JobError(TEXT_TOO_LONG, "a warning")
+
+
+class Clock:
+    """The scheduler's `time` module, moved by hand."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    fake = Clock()
+    monkeypatch.setattr(scheduler_module, "time", fake)
+    return fake
+
+
+@pytest.fixture
+def loop() -> Iterator[asyncio.AbstractEventLoop]:
+    event_loop = asyncio.new_event_loop()
+    yield event_loop
+    event_loop.close()
+
+
+def make(loop: asyncio.AbstractEventLoop, name: str = "v", listener: Listener | None = None):
+    return SpeechRequest(VoiceSpec(name, name), loop, listener or Listener())
+
+
+def outputs(loop: asyncio.AbstractEventLoop, request: SpeechRequest) -> list[bytes | None]:
+    """What reached the request's output queue so far."""
+    loop.run_until_complete(asyncio.sleep(0))
+    items = []
+    while not request.output.empty():
+        items.append(request.output.get_nowait())
+    return items
+
+
+def warm(_: SpeechRequest) -> bool:
+    return True
+
+
+def test_the_request_that_runs_out_first_goes_first(clock: Clock, loop) -> None:
+    sched = Scheduler(max_queue=5)
+    newer, older = make(loop, "newer"), make(loop, "older")
+    sched.admit(newer)
+    sched.admit(older)
+    sched.add_text(older, "o1")
+    clock.now += 1
+    sched.add_text(newer, "n1")
+    assert sched.next(warm) == (older, "o1")
+    sched.done(older)
+    # Ties go to the request admitted first.
+    first, second = make(loop), make(loop)
+    sched.admit(first)
+    sched.admit(second)
+    sched.add_text(second, "s")
+    sched.add_text(first, "f")
+    assert sched.next(warm) == (newer, "n1")
+    sched.done(newer)
+    assert sched.next(warm) == (first, "f")
+
+
+def test_a_listener_with_audio_left_waits_for_one_without(clock: Clock, loop) -> None:
+    sched = Scheduler(max_queue=5)
+    playing, silent = make(loop, "playing"), make(loop, "silent")
+    sched.admit(playing)
+    sched.admit(silent)
+    sched.add_text(playing, "p2")
+    playing.listener.heard(10.0, clock.now)  # ten seconds of audio still to play
+    clock.now += 5
+    sched.add_text(silent, "s1")
+    assert playing.runs_out_at == 110.0 and silent.runs_out_at == 105.0
+    assert sched.next(warm) == (silent, "s1")
+
+
+def test_later_text_keeps_the_time_the_oldest_text_became_ready(clock: Clock, loop) -> None:
+    sched = Scheduler(max_queue=5)
+    request = make(loop)
+    sched.admit(request)
+    sched.add_text(request, "a")
+    clock.now += 3
+    sched.add_text(request, "b")
+    assert request.ready_since == 100.0
+
+
+def test_warm_goes_first_until_a_cold_piece_has_waited_and_the_engine_has_stayed(
+    clock: Clock, loop
+) -> None:
+    sched = Scheduler(max_queue=5, switch_after=1.5)
+    cold, hot = make(loop, "cold"), make(loop, "hot")
+    sched.admit(cold)
+    sched.admit(hot)
+    for piece in ("c1", "c2", "c3"):
+        sched.add_text(cold, piece)
+    clock.now += 0.5
+    for piece in ("h1", "h2", "h3"):
+        sched.add_text(hot, piece)
+    hot_is_warm = {"hot": True, "cold": False}
+
+    def is_warm(request: SpeechRequest) -> bool:
+        return hot_is_warm[request.voice.name]
+
+    clock.now += 1.0  # the cold piece is out of audio for exactly 1.5 s: not more
+    assert sched.next(is_warm) == (hot, "h1")
+    sched.done(hot)
+    clock.now += 1.0  # 2.0 s: it must switch (the engine has stayed with `hot` for long)
+    assert sched.next(is_warm) == (cold, "c1")
+    clock.now += 3.0  # the switch took 3 s
+    sched.done(cold)
+    cold.listener.heard(100.0, clock.now)  # `cold` now has plenty of audio
+    hot_is_warm = {"hot": False, "cold": True}
+    clock.now += 1.5  # `hot` is starved, but the engine stayed 1.5 s < the 3 s the switch took
+    assert sched.next(is_warm) == (cold, "c2")
+    sched.done(cold)
+    clock.now += 1.5  # stayed exactly as long as the switch took: enough
+    assert sched.next(is_warm) == (hot, "h2")
+    sched.done(hot)
+    # Nothing warm is ready: the cold piece goes at once.
+    hot_is_warm = {"hot": False, "cold": False}
+    assert sched.next(is_warm) == (hot, "h3")
+
+
+def test_the_most_urgent_warm_piece_goes_and_warm_pieces_are_not_switches(
+    clock: Clock, loop
+) -> None:
+    sched = Scheduler(max_queue=5, switch_after=1.5)
+    newer, cold, older = make(loop, "newer"), make(loop, "cold"), make(loop, "older")
+    for request in (newer, cold, older):
+        sched.admit(request)
+    for piece in ("c1", "c2", "c3"):
+        sched.add_text(cold, piece)
+    clock.now += 0.25
+    sched.add_text(older, "o")
+    clock.now += 0.25
+    sched.add_text(newer, "n")
+    warmth = {"cold": False, "older": True, "newer": True}
+
+    def is_warm(request: SpeechRequest) -> bool:
+        return warmth[request.voice.name]
+
+    assert sched.next(is_warm) == (older, "o")  # `cold` waits, the older warm one goes
+    sched.done(older)
+    clock.now = 102.0  # `cold` starved 2 s: switch
+    assert sched.next(is_warm) == (cold, "c1")
+    clock.now = 102.5
+    sched.done(cold)  # the switch took 0.5 s
+    warmth = {"cold": True, "older": False, "newer": False}
+    assert sched.next(is_warm) == (cold, "c2")  # the most urgent, and warm: no switch
+    clock.now = 104.0
+    sched.done(cold)
+    cold.listener.heard(100.0, clock.now)
+    # The engine has stayed 1.5 s since the switch (the warm piece did not restart that).
+    assert sched.next(is_warm) == (newer, "n")
+
+
+def test_a_cold_piece_goes_at_once_when_nothing_warm_is_ready(clock: Clock, loop) -> None:
+    sched = Scheduler(max_queue=5)
+    request = make(loop)
+    sched.admit(request)
+    sched.add_text(request, "x")
+    assert sched.next(lambda _: False) == (request, "x")
+
+
+def test_at_most_max_queue_listeners_and_a_listeners_later_requests_do_not_count(loop) -> None:
+    sched = Scheduler(max_queue=2)
+    first = make(loop)
+    sched.admit(first)
+    sched.admit(make(loop, listener=first.listener))  # the same listener: its own line
+    assert sched.in_care == 1
+    sched.admit(make(loop))
+    assert sched.in_care == 2
+    with pytest.raises(EngineBusy) as busy:
+        sched.admit(make(loop))
+    assert busy.value.error.code == BUSY
+    assert sched.in_care == 2
+
+
+def test_only_the_first_request_of_a_line_competes(clock: Clock, loop) -> None:
+    sched = Scheduler(max_queue=5)
+    first = make(loop, "first")
+    later = make(loop, "later", listener=first.listener)
+    sched.admit(first)
+    sched.admit(later)
+    sched.add_text(later, "l")
+    clock.now += 1
+    sched.add_text(first, "f")
+    sched.close(first)
+    assert sched.next(warm) == (first, "f")
+    sched.done(first)
+    assert first.finished and outputs(loop, first) == [None]
+    assert sched.next(warm) == (later, "l")
+    assert sched.in_care == 1
+
+
+def test_a_listener_holding_max_buffered_bytes_is_paused(clock: Clock, loop) -> None:
+    sched = Scheduler(max_queue=5, max_buffered=1000)
+    full, other = make(loop, "full"), make(loop, "other")
+    sched.admit(full)
+    sched.admit(other)
+    sched.add_text(full, "f")
+    clock.now += 1
+    sched.add_text(other, "o")
+    full.listener.add(1000)
+    assert sched.next(warm) == (other, "o")
+    sched.done(other)
+    full.listener.remove(1)
+    assert sched.next(warm) == (full, "f")
+
+
+def test_the_rest_of_a_piece_goes_back_first_in_order(loop) -> None:
+    sched = Scheduler(max_queue=5)
+    request = make(loop)
+    sched.admit(request)
+    sched.add_text(request, "c")
+    assert sched.next(warm) == (request, "c")
+    sched.add_text(request, "d")
+    sched.done(request, ["a", "b"])
+    spoken = []
+    for _ in range(3):
+        piece = sched.next(warm)
+        assert piece is not None
+        spoken.append(piece[1])
+        sched.done(request)
+    assert spoken == ["a", "b", "d"]
+
+
+def test_close_ends_a_request_once_its_text_is_spoken(loop) -> None:
+    sched = Scheduler(max_queue=5)
+    idle, busy, running = make(loop), make(loop), make(loop)
+    for request in (idle, busy, running):
+        sched.admit(request)
+    sched.close(idle)  # nothing pending, not running: ends now
+    assert idle.finished and outputs(loop, idle) == [None]
+    sched.add_text(busy, "b")
+    sched.close(busy)  # text still pending: not yet
+    assert not busy.finished
+    sched.add_text(running, "r")
+    assert sched.next(warm) in ((busy, "b"), (running, "r"))
+    piece = sched.next(warm)
+    assert piece is not None
+    sched.close(running)  # running: ends when the engine is done
+    assert not running.finished
+    sched.done(busy)
+    sched.done(running)
+    assert busy.finished and running.finished
+    assert outputs(loop, busy) == [None] and outputs(loop, running) == [None]
+    assert sched.in_care == 0
+
+
+def test_an_open_request_stays_after_its_text_is_spoken(loop) -> None:
+    sched = Scheduler(max_queue=5)
+    request = make(loop)
+    sched.admit(request)
+    sched.add_text(request, "a")
+    assert sched.next(warm) == (request, "a")
+    sched.done(request)
+    assert not request.finished and sched.in_care == 1
+
+
+def test_cancel_ends_an_idle_request_now_and_a_running_one_when_its_piece_is_done(loop) -> None:
+    sched = Scheduler(max_queue=5)
+    idle, running = make(loop), make(loop)
+    sched.admit(idle)
+    sched.admit(running)
+    sched.add_text(idle, "never spoken")
+    sched.add_text(running, "r")
+    sched.add_text(running, "dropped")
+    assert sched.next(lambda r: r is running) == (running, "r")
+    sched.cancel(idle)
+    assert idle.finished and idle.stop.is_set() and not idle.pending and idle.errors == []
+    sched.fail(running, WARNING)
+    assert not running.finished and running.stop.is_set() and not running.pending
+    sched.add_text(running, "late")
+    assert not running.pending
+    sched.done(running, ["rest"])
+    assert running.finished and [e.code for e in running.errors] == [TEXT_TOO_LONG]
+    assert outputs(loop, running) == [None]
+    assert sched.in_care == 0
+
+
+def test_abandon_ends_the_output_even_while_the_engine_is_stuck_in_it(loop) -> None:
+    sched = Scheduler(max_queue=5)
+    request = make(loop)
+    sched.admit(request)
+    sched.add_text(request, "a")
+    sched.add_text(request, "b")
+    assert sched.next(warm) == (request, "a")
+    sched.abandon(request)
+    assert request.finished and request.stop.is_set() and not request.pending
+    assert [e.code for e in request.errors] == [SHUTDOWN]
+    sched.done(request)  # the engine comes back: nothing more happens
+    assert outputs(loop, request) == [None]
+    assert sched.in_care == 0
+
+
+def test_stop_ends_every_request_with_shutdown_and_refuses_new_ones(loop) -> None:
+    sched = Scheduler(max_queue=5)
+    first = make(loop)
+    queued = make(loop, listener=first.listener)
+    other = make(loop)
+    for request in (first, queued, other):
+        sched.admit(request)
+    sched.add_text(other, "o")
+    sched.stop()
+    for request in (first, queued, other):
+        assert request.finished and request.stop.is_set()
+        assert [e.code for e in request.errors] == [SHUTDOWN]
+        assert outputs(loop, request) == [None]
+    assert sched.next(warm) is None
+    with pytest.raises(EngineBusy) as refused:
+        sched.admit(make(loop))
+    assert refused.value.error.code == SHUTDOWN
+
+
+def test_next_waits_for_text_and_stop_wakes_it(loop) -> None:
+    sched = Scheduler(max_queue=5)
+    request = make(loop)
+    sched.admit(request)
+    got: list[object] = []
+    engine = threading.Thread(target=lambda: got.append(sched.next(warm)), daemon=True)
+    engine.start()
+    engine.join(0.05)
+    assert engine.is_alive() and not got  # nothing to speak yet: it waits
+    sched.add_text(request, "x")
+    engine.join(10)
+    assert got == [(request, "x")]
+    sched.done(request)
+    engine = threading.Thread(target=lambda: got.append(sched.next(warm)), daemon=True)
+    engine.start()
+    sched.stop()
+    engine.join(10)
+    assert got[-1] is None
+
+
+def test_stop_wakes_an_engine_waiting_with_nothing_in_care() -> None:
+    sched = Scheduler(max_queue=5)
+    got: list[object] = []
+    engine = threading.Thread(target=lambda: got.append(sched.next(warm)), daemon=True)
+    engine.start()
+    engine.join(0.05)
+    sched.stop()
+    engine.join(10)
+    assert got == [None]
+
+
+def test_a_paused_listener_resumes_when_it_reads(loop) -> None:
+    sched = Scheduler(max_queue=5, max_buffered=1000)
+    request = make(loop)
+    sched.admit(request)
+    sched.add_text(request, "x")
+    request.listener.add(1000)
+    got: list[object] = []
+    engine = threading.Thread(target=lambda: got.append(sched.next(warm)), daemon=True)
+    engine.start()
+    engine.join(0.05)
+    assert not got
+    request.listener.remove(500)
+    sched.wake()
+    engine.join(10)
+    assert got == [(request, "x")]
+
+
+def test_a_finished_request_wakes_the_engine_for_the_next_in_its_line(loop) -> None:
+    sched = Scheduler(max_queue=5)
+    first = make(loop)
+    later = make(loop, listener=first.listener)
+    sched.admit(first)
+    sched.admit(later)
+    sched.add_text(later, "l")  # waits behind `first`
+    got: list[object] = []
+    engine = threading.Thread(target=lambda: got.append(sched.next(warm)), daemon=True)
+    engine.start()
+    engine.join(0.05)
+    assert not got
+    sched.close(first)
+    engine.join(10)
+    assert got == [(later, "l")]
+
+
+def test_the_engine_is_woken_when_a_piece_is_done_and_more_is_ready(loop) -> None:
+    sched = Scheduler(max_queue=5, max_buffered=1000)
+    request = make(loop)
+    sched.admit(request)
+    for piece in ("a", "b"):
+        sched.add_text(request, piece)
+    assert sched.next(warm) == (request, "a")
+    got: list[object] = []
+    engine = threading.Thread(target=lambda: got.append(sched.next(warm)), daemon=True)
+    engine.start()  # a second engine call waits while `request` is running
+    engine.join(0.05)
+    assert not got
+    sched.done(request)
+    engine.join(10)
+    assert got == [(request, "b")]
+
+
+def test_listener_audio_plays_after_what_it_has_or_from_now() -> None:
+    listener = Listener()
+    listener.heard(2.0, 10.0)
+    listener.heard(1.0, 11.0)  # queued behind the 2 s still playing
+    assert listener.plays_until == 13.0
+    listener.heard(1.0, 20.0)  # it had run out: plays from now
+    assert listener.plays_until == 21.0
+
+
+def test_a_request_runs_out_when_its_listener_does_but_not_before_its_text_was_ready(
+    loop,
+) -> None:
+    request = make(loop)
+    request.ready_since = 50.0
+    assert request.runs_out_at == 50.0
+    request.listener.heard(5.0, 40.0)
+    assert request.runs_out_at == 50.0
+    request.listener.heard(20.0, 40.0)
+    assert request.runs_out_at == 65.0
+
+
+def test_emit_counts_audio_and_each_error_code_is_reported_once(loop) -> None:
+    request = make(loop)
+    request.emit(b"\0" * BYTES_PER_SECOND)
+    assert request.audio_seconds == 1.0 and request.listener.unread == BYTES_PER_SECOND
+    request.add_error(WARNING)
+    request.add_error(JobError(SHUTDOWN, "x"))
+    request.add_error(WARNING)
+    assert [e.code for e in request.errors] == [SHUTDOWN, TEXT_TOO_LONG]
