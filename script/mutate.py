@@ -95,9 +95,23 @@ TARGETS: dict[str, Target] = {
         ("tests/test_model_pool.py",),
         light=False,
     ),
-    # To add once issues 30 and 26 have landed (one line each; name the functions then):
-    # "tuning": Target(f"{PKG}/engine/tuning.py", ("_compare", "_best"), ("tests/test_tuning.py",)),
-    # "numbers": Target(f"{PKG}/text/numbers/engine.py", (...), ("tests/test_numbers.py",)),
+    "tuning": Target(
+        "wyoming_pocket_tts/engine/rule.py",
+        ("best", "spread", "real_time_floor", "choose"),
+        ("tests/test_tuning_rule.py",),
+    ),
+    "agreement": Target(
+        "wyoming_pocket_tts/text/numbers/agreement.py",
+        (
+            "Agreement.noun_gender",
+            "Agreement.counted_gender",
+            "Agreement.case",
+            "Agreement.names",
+            "Agreement.of",
+        ),
+        ("tests/test_numbers_corpus.py",),
+        light=False,
+    ),
 }
 
 EQUIVALENT: dict[str, str] = {

@@ -101,3 +101,22 @@ def test_one_configuration_is_chosen_as_it_is(config: Config) -> None:
 def test_configurations_order_simplest_first() -> None:
     assert sorted([INT8_2, FP32_2, INT8_1, FP32_1]) == [FP32_1, INT8_1, FP32_2, INT8_2]
     assert [c.label for c in (FP32_1, INT8_2)] == ["fp32 x1", "int8 x2"]
+
+
+def test_each_figure_is_the_best_of_its_rounds() -> None:
+    """Noise on a shared host only ever slows: the least disturbed round stands for both."""
+    from wyoming_pocket_tts.engine.rule import best, spread
+
+    assert best(rounds((0.30, 2.0), (0.20, 3.0), (0.25, 2.5))) == Speed(0.20, 3.0)
+    assert spread(rounds((0.10, 2.0), (0.20, 2.0))) == pytest.approx(1.0)
+    assert spread(rounds((0.0, 2.0), (0.20, 2.0))) == 0.0  # no division by a zero first audio
+
+
+def test_boundaries_exactly_at_the_floor_and_at_the_margin() -> None:
+    # A configuration exactly at the floor counts (1.5x with a best of 3.0x).
+    at_floor = {FP32_1: rounds((0.400, 3.0)), INT8_1: rounds((0.100, 1.5))}
+    assert real_time_floor(3.0) == 1.5
+    assert choose(at_floor).config == INT8_1
+    # A win exactly at the margin is not beyond it: 0.5 s raised by its 50% spread is 0.75 s.
+    at_margin = {FP32_1: rounds((0.75, 2.0)), INT8_1: rounds((0.5, 2.0), (0.75, 2.0))}
+    assert choose(at_margin).config == FP32_1
