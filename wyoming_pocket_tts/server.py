@@ -20,7 +20,9 @@ from .engine.tuning import log_speed_verdict
 from .engine.worker import Engine
 from .protocol.handler import TtsEventHandler
 from .service import Service
+from .text.pronunciations import Pronunciations
 from .voices.catalog import VoiceCatalog, with_default_voices
+from .voices.choices import DefaultChoices
 
 if TYPE_CHECKING:
     from zeroconf.asyncio import AsyncZeroconf
@@ -36,9 +38,12 @@ class TtsServer:
         models = settings.engine.models
         voices = with_default_voices(settings.voices, models)
         languages = [model.code for model in models]
-        self.catalog = VoiceCatalog(voices, settings.voices_dirs, languages)
+        data_dir = settings.engine.data_dir
+        chosen = DefaultChoices(data_dir)
+        self.catalog = VoiceCatalog(voices, settings.voices_dirs, languages, chosen)
         self.engine = Engine(settings.engine, self.catalog)
-        self.service = Service(self.engine, self.catalog, settings.server)
+        pronunciations = Pronunciations(data_dir)
+        self.service = Service(self.engine, self.catalog, settings.server, pronunciations)
         self._server: asyncio.Server | None = None
         self._handlers: dict[asyncio.Task, TtsEventHandler] = {}
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from ..settings import ModelSettings, VoiceSpec
+from .choices import DefaultChoices
 from .defaults import default_voice_source
 from .folder import VoiceFolder, file_version
 
@@ -185,7 +186,9 @@ class VoiceCatalog:
 
     Every voice belongs to one language (a configured model's code). A voices folder's files
     belong to the first language, and those in its subfolder named by a language code (`fr/`)
-    to that language.
+    to that language. A language's default is the voice `chosen` for it while that voice exists,
+    else its first configured voice; defaults are listed first (Home Assistant takes the first
+    voice of a language).
     """
 
     def __init__(
@@ -193,6 +196,7 @@ class VoiceCatalog:
         voices: list[VoiceSpec],
         folders: Sequence[Path] = (),
         languages: Sequence[str] = (),
+        chosen: DefaultChoices | None = None,
     ) -> None:
         if not voices:
             raise ValueError("at least one voice is required")
@@ -207,7 +211,8 @@ class VoiceCatalog:
             if spec.language not in self.languages:
                 raise ValueError(f"voice {spec.name!r}: language {spec.language!r} is not served")
             self._configured[spec.name] = spec
-        self.default = next(iter(self._configured.values()))
+        self._first = next(iter(self._configured.values()))
+        self.chosen = chosen or DefaultChoices()
         self.failures = LoadFailures()
         self._roots = list(folders)
         self._folders: dict[Path, VoiceFolder] = {}
@@ -216,19 +221,43 @@ class VoiceCatalog:
 
     @property
     def voices(self) -> list[VoiceSpec]:
-        """All voices as they are now, default first."""
+        """All voices as they are now: each language's default first, the default voice first."""
         self._scan()
-        return [*self._configured.values(), *self._found.values()]
+        defaults = list({self._default_for(code).name: code for code in self.languages})
+        everything = [*self._configured.values(), *self._found.values()]
+        return sorted(
+            everything,
+            key=lambda s: defaults.index(s.name) if s.name in defaults else len(defaults),
+        )
+
+    @property
+    def default(self) -> VoiceSpec:
+        """The default voice: the first language's default."""
+        return self.default_for(self.languages[0])
+
+    @property
+    def configured(self) -> list[VoiceSpec]:
+        """The voices configured on the command line (or built-in defaults), not from folders."""
+        return list(self._configured.values())
 
     def voices_of(self, language: str) -> list[VoiceSpec]:
         """The voices of one language, its default first."""
         return [spec for spec in self.voices if spec.language == language]
 
     def default_for(self, language: str) -> VoiceSpec:
-        """The default voice of a configured language (its first configured voice)."""
+        """The default voice of a configured language: the one chosen for it while it exists,
+        else its first configured voice."""
+        if self._roots:
+            self._scan()
+        return self._default_for(language)
+
+    def _default_for(self, language: str) -> VoiceSpec:
+        chosen = self._lookup(self.chosen.get(language))
+        if chosen is not None and chosen.language == language:
+            return chosen
         return next(
             (spec for spec in self._configured.values() if spec.language == language),
-            self.default,
+            self._first,
         )
 
     def resolve(self, name: object, language: object = None) -> VoiceSpec:

@@ -1,0 +1,1 @@
+"""The HTTP side: the OpenAI-compatible speech API and the voice studio, on the same engine."""
