@@ -351,6 +351,7 @@ async function loadStatus() {
 }
 
 function showTab(name) {
+  say("");
   for (const button of document.querySelectorAll("nav button")) button.classList.toggle("active", button.dataset.tab === name);
   for (const section of document.querySelectorAll(".tab")) section.hidden = section.id !== name;
   if (name === "status") loadStatus();
