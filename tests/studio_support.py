@@ -4,8 +4,10 @@ it by aiohttp on 127.0.0.1 (real TCP, same loop), and the system's chromium via 
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import shutil
+import tempfile
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +33,9 @@ CHROMIUM_ARGS = [
     "--autoplay-policy=no-user-gesture-required",
 ]
 NEEDS_SPEECH = "needs the HTTP API of issue 23"
-SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs"
+SCREENSHOTS = Path(os.environ.get("STUDIO_SCREENSHOTS", tempfile.gettempdir()))
+"""Where the browser tests save a screenshot of each screen; `STUDIO_SCREENSHOTS=docs` refreshes
+the README's."""
 
 
 @dataclass

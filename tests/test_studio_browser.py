@@ -55,7 +55,7 @@ async def browser_page(studio: Studio, extra_args: Sequence[str] = ()) -> AsyncI
 
 
 async def shot(page, name: str) -> None:
-    SCREENSHOTS.mkdir(exist_ok=True)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     await page.screenshot(path=str(SCREENSHOTS / f"studio-{name}.png"))
 
 

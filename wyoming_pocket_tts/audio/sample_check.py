@@ -19,6 +19,8 @@ MAX_SECONDS = 60.0
 """Longest sample accepted; a prompt only needs 10 to 20 s."""
 MIN_SECONDS = 2.0
 """Shortest sample (after trimming) saved as a voice."""
+MAX_PROMPT_SECONDS = 30.0
+"""The most of a prompt a voice uses (the server cuts prompts there): a longer one is trimmed."""
 GOOD_SECONDS = (10.0, 20.0)
 _FRAME_SECONDS = 0.05
 _CLIP_LEVEL = 0.999
@@ -134,6 +136,8 @@ def _length(seconds: float) -> Check:
         return Check("length", seconds, "s", "bad", f"Too short: record {low:.0f} to {high:.0f} s")
     if seconds < low:
         return Check("length", seconds, "s", "warn", f"Short: {low:.0f} to {high:.0f} s is best")
+    if seconds > MAX_PROMPT_SECONDS:
+        return Check("length", seconds, "s", "bad", "Too long: a voice uses 30 s at most: trim it")
     if seconds > high:
         return Check("length", seconds, "s", "warn", "Long: trim it to the best 10 to 20 s")
     return Check("length", seconds, "s", "good", "A good length")
