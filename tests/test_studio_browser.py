@@ -4,6 +4,7 @@ in-process server: upload, record, manage, pronounce, status. Screenshots go to 
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import time
 from collections.abc import AsyncIterator, Sequence
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import soundfile
+from aiohttp import web
 
 from wyoming_pocket_tts.http.studio import StudioSettings
 
@@ -269,5 +271,125 @@ def test_status_shows_models_queue_and_last_requests(tiny_model: TinyModel, tmp_
                 assert "loaded" in models and "real time" in models
                 assert "places in use" in await page.text_content("#status-queue")
                 await shot(page, "status")
+
+    asyncio.run(scenario())
+
+
+RECORD_IN_PAGE = """async (mime) => {
+  if (!MediaRecorder.isTypeSupported(mime)) return null;
+  const stream = await navigator.mediaDevices.getUserMedia({ audio: true });
+  const recorder = new MediaRecorder(stream, { mimeType: mime });
+  const parts = [];
+  recorder.ondataavailable = (event) => parts.push(event.data);
+  const stopped = new Promise((resolve) => (recorder.onstop = resolve));
+  recorder.start();
+  await new Promise((resolve) => setTimeout(resolve, 4000));
+  recorder.stop();
+  await stopped;
+  stream.getTracks().forEach((track) => track.stop());
+  const bytes = new Uint8Array(await new Blob(parts).arrayBuffer());
+  let text = "";
+  for (const byte of bytes) text += String.fromCharCode(byte);
+  return btoa(text);
+}"""
+
+
+@pytest.mark.parametrize(
+    ("mime", "suffix"), [("audio/webm;codecs=opus", "webm"), ("audio/mp4", "m4a")]
+)
+def test_a_browser_recording_file_is_taken(
+    tiny_model: TinyModel, tmp_path: Path, mime: str, suffix: str
+) -> None:
+    """What browsers' own recorders make (webm/opus; mp4 where MediaRecorder has it) is decoded
+    by the browser and sent as WAV: the server needs no decoder for it."""
+    folder, data = _folders(tmp_path)
+    voice = write_voice_wav(tmp_path / "microphone.wav", 12.0, sample_rate=48000, seed=5)
+    microphone = [
+        "--use-fake-device-for-media-stream",
+        "--use-fake-ui-for-media-stream",
+        f"--use-file-for-fake-audio-capture={voice}",
+    ]
+
+    async def scenario() -> None:
+        settings = StudioSettings(voices_dir=folder)
+        args = _args(tiny_model, folder, data)
+        async with (
+            running_studio(args, settings) as studio,
+            browser_page(studio, microphone) as page,
+        ):
+            encoded = await page.evaluate(RECORD_IN_PAGE, mime)
+            if encoded is None:
+                pytest.skip(f"this chromium's MediaRecorder cannot make {mime}")
+            recording = base64.b64decode(encoded)
+            await page.click("nav button[data-tab='add']")
+            file = {"name": f"phone.{suffix}", "mimeType": mime.split(";")[0], "buffer": recording}
+            await page.set_input_files("#add-file", files=[file])
+            await page.wait_for_selector("tr.check[data-check='noise']")
+            length = await page.text_content("tr.check[data-check='length'] td:nth-child(2)")
+            assert 2.5 < float(length.split()[0]) <= 4.5, length
+            await page.fill("#add-start", "0")
+            await page.fill("#add-end", "3.5")
+            await page.fill("#add-name", f"from{suffix}")
+            await page.click("#add-save")
+            await page.wait_for_selector(f".voice[data-voice='from{suffix}']", state="attached")
+        assert soundfile.info(str(folder / f"from{suffix}.wav")).samplerate == 24000
+
+    asyncio.run(scenario())
+
+
+EVIL_PAGE = """<!doctype html><script>
+async function attack(studio, wav) {
+  const results = {};
+  try {
+    const page = await fetch(studio, { credentials: "include" });
+    results.readPage = await page.text();
+  } catch (error) { results.readPage = "blocked"; }
+  try {
+    const response = await fetch(studio + "studio/api/voices/delete", {
+      method: "POST", credentials: "include",
+      headers: { "Content-Type": "application/json", "X-Studio-CSRF": "guess" },
+      body: JSON.stringify({ name: "anne" }),
+    });
+    results.deleteJson = response.status;
+  } catch (error) { results.deleteJson = "blocked"; }
+  const simple = await fetch(studio + "studio/api/voices?name=evil&language=en", {
+    method: "POST", mode: "no-cors", credentials: "include", body: new Blob([wav]),
+  });
+  results.saveNoCors = simple.type;
+  return results;
+}
+</script>"""
+
+
+def test_a_page_of_another_origin_cannot_change_voices(
+    tiny_model: TinyModel, tmp_path: Path
+) -> None:
+    folder, data = _folders(tmp_path)
+    write_voice_wav(folder / "anne.wav", 2.0, seed=6)
+    sample = write_voice_wav(tmp_path / "evil.wav", 12.0, seed=4).read_bytes()
+
+    async def scenario() -> None:
+        settings = StudioSettings(voices_dir=folder)
+        async with running_studio(_args(tiny_model, folder, data), settings) as studio:
+            evil = web.Application()
+            evil.router.add_get(
+                "/", lambda _: web.Response(text=EVIL_PAGE, content_type="text/html")
+            )
+            runner = web.AppRunner(evil)
+            await runner.setup()
+            site = web.TCPSite(runner, "127.0.0.1", 0)
+            await site.start()
+            try:
+                async with browser_page(studio) as page:  # the user has the studio open
+                    await page.goto(f"http://localhost:{runner.addresses[0][1]}/")
+                    results = await page.evaluate(
+                        "([studio, wav]) => attack(studio, new Uint8Array(wav))",
+                        [studio.url, list(sample)],
+                    )
+            finally:
+                await runner.cleanup()
+        print("cross-origin attempts:", results)
+        assert results["readPage"] == "blocked" and results["deleteJson"] == "blocked"
+        assert sorted(path.name for path in folder.iterdir()) == ["anne.wav"]
 
     asyncio.run(scenario())

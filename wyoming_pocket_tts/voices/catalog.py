@@ -221,19 +221,20 @@ class VoiceCatalog:
 
     @property
     def voices(self) -> list[VoiceSpec]:
-        """All voices as they are now: each language's default first, the default voice first."""
+        """All voices as they are now: the default voice first, then each language's chosen
+        default, then the others in configured and folder order."""
         self._scan()
-        defaults = list({self._default_for(code).name: code for code in self.languages})
+        front = [self._default_for(self._first.language).name]
+        front += [self._default_for(code).name for code in self.languages if self.chosen.get(code)]
         everything = [*self._configured.values(), *self._found.values()]
         return sorted(
-            everything,
-            key=lambda s: defaults.index(s.name) if s.name in defaults else len(defaults),
+            everything, key=lambda s: front.index(s.name) if s.name in front else len(front)
         )
 
     @property
     def default(self) -> VoiceSpec:
-        """The default voice: the first language's default."""
-        return self.default_for(self.languages[0])
+        """The default voice: the first configured voice's language's default."""
+        return self.default_for(self._first.language)
 
     @property
     def configured(self) -> list[VoiceSpec]:
