@@ -87,13 +87,19 @@ class Intake:
         """A whole text as the model should read it, in its voice's language."""
         settings = self._settings
         return prepare_for_speech(
-            text, language, clean=settings.clean_text, numbers=settings.number_words
+            text,
+            language,
+            clean=settings.clean_text,
+            numbers=settings.number_words,
+            pronounce=self._service.pronunciations.lexicon(language).apply,
         )
 
     def splitter(self, request: SpeechRequest) -> SentenceSplitter:
         """Streamed text to sentences as the model should read them, in the voice's language."""
         settings = self._settings
-        return SentenceSplitter(settings.clean_text, request.voice.language, settings.number_words)
+        language = request.voice.language
+        pronounce = self._service.pronunciations.lexicon(language).apply
+        return SentenceSplitter(settings.clean_text, language, settings.number_words, pronounce)
 
     def too_long(self, length: int) -> JobError:
         limit = self.max_text_chars

@@ -7,6 +7,7 @@ import contextlib
 import logging
 import os
 import signal
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
@@ -19,9 +20,12 @@ from .cli import Settings
 from .engine.advice import log_speed_verdict
 from .engine.worker import Engine
 from .http.app import HttpSite, build_app
+from .http.studio import StudioSettings, add_studio
 from .protocol.handler import TtsEventHandler
 from .service import Service
+from .text.pronunciations import Pronunciations
 from .voices.catalog import VoiceCatalog, default_voice, with_default_voices
+from .voices.choices import DefaultChoices
 
 if TYPE_CHECKING:
     from zeroconf.asyncio import AsyncZeroconf
@@ -38,9 +42,14 @@ class TtsServer:
         voices = with_default_voices(settings.voices, models)
         languages = [model.code for model in models]
         last_resort = {model.code: default_voice(model) for model in models}
-        self.catalog = VoiceCatalog(voices, settings.voices_dirs, languages, last_resort)
+        data_dir = settings.engine.data_dir
+        chosen = DefaultChoices(data_dir)
+        self.catalog = VoiceCatalog(
+            voices, settings.voices_dirs, languages, chosen, last_resort=last_resort
+        )
         self.engine = Engine(settings.engine, self.catalog)
-        self.service = Service(self.engine, self.catalog, settings.server)
+        pronunciations = Pronunciations(data_dir)
+        self.service = Service(self.engine, self.catalog, settings.server, pronunciations)
         self._server: asyncio.Server | None = None
         self._handlers: dict[asyncio.Task, TtsEventHandler] = {}
         self.http: HttpSite | None = None
@@ -82,7 +91,10 @@ class TtsServer:
         _LOGGER.info("Listening on %s", self.address)
         http = self.settings.http
         if http.port is not None:
-            self.http = HttpSite(build_app(self.service, http), http)
+            studio = StudioSettings.from_settings(self.settings, token=http.token)
+            add = partial(add_studio, service=self.service, settings=studio)
+            trusted = studio.ingress_proxy if studio.ingress else None
+            self.http = HttpSite(build_app(self.service, http, [add], trusted), http)
             await self.http.start()
 
     async def wait_ready(self) -> None:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from wyoming.info import Info
 
 from .engine.worker import Engine
 from .info import build_info
 from .settings import ServerSettings
+from .text.pronunciations import Pronunciations
 from .voices.catalog import VoiceCatalog
 
 
@@ -19,6 +20,8 @@ class Service:
     engine: Engine
     catalog: VoiceCatalog
     settings: ServerSettings
+    pronunciations: Pronunciations = field(default_factory=Pronunciations)
+    """The household's "written -> said" entries, applied to every request's text."""
 
     def info(self) -> Info:
         """A fresh `info` for `describe`."""

@@ -114,6 +114,11 @@ class SpeechRequest:
         """Its output has ended (None was sent); nothing more happens to it."""
         self.audio_seconds = 0.0
         """Audio made for it so far."""
+        self.created = time.monotonic()
+        self.first_audio_at: float | None = None
+        """Monotonic time of its first audio (for the record of recent requests)."""
+        self.chars = 0
+        """Characters of text given to it."""
         self._errors: list[JobError] = []
 
     @property
@@ -140,8 +145,11 @@ class SpeechRequest:
         if not audio:
             return
         seconds = len(audio) / BYTES_PER_SECOND
+        now = time.monotonic()
+        if self.first_audio_at is None:
+            self.first_audio_at = now
         self.audio_seconds += seconds
-        self.listener.heard(seconds, time.monotonic())
+        self.listener.heard(seconds, now)
         self.listener.add(len(audio))
         self._put(audio)
 

@@ -31,6 +31,7 @@ from collections import deque
 from collections.abc import Callable
 
 from ..errors import BUSY, SHUTDOWN, JobError
+from .recent import RecentRequests
 from .request import Listener, Piece, SpeechRequest
 
 _LOGGER = logging.getLogger(__name__)
@@ -65,6 +66,8 @@ class Scheduler:
         self.max_buffered = max_buffered
         self.switch_after = switch_after
         self._cond = threading.Condition()
+        self.recent = RecentRequests()
+        """The last finished requests with their first-audio times (for the voice studio)."""
         self._lines: dict[Listener, deque[SpeechRequest]] = {}
         """Each listener's unfinished requests in order; only the first competes."""
         self._sequence = itertools.count()
@@ -111,6 +114,7 @@ class Scheduler:
             if not request.pending:
                 request.ready_since = time.monotonic()
             request.pending.append(piece)
+            request.chars += len(piece.text)
             self._cond.notify()
 
     def close(self, request: SpeechRequest) -> None:
@@ -237,4 +241,5 @@ class Scheduler:
             if not line:
                 del self._lines[request.listener]
         self._cond.notify()
+        self.recent.add(request)
         request.end()

@@ -1,1 +1,1 @@
-"""The HTTP side: the same voices and engine behind an OpenAI-compatible speech API (aiohttp)."""
+"""The HTTP side: the OpenAI-compatible speech API and the voice studio, on the same engine."""

@@ -37,13 +37,15 @@ def build_app(
     service: Service,
     settings: HttpSettings,
     extra_routes: Iterable[Callable[[web.Application], None]] = (),
+    trusted_peer: str | None = None,
 ) -> web.Application:
-    """The HTTP app: OpenAI's speech API, `/health`, and whatever `extra_routes` add."""
+    """The HTTP app: OpenAI's speech API, `/health`, and whatever `extra_routes` add (the voice
+    studio); `trusted_peer` (the ingress proxy) needs no token."""
     middlewares = [json_errors]
     if settings.cors_origin:
         middlewares.insert(0, cors(settings.cors_origin))  # outermost: errors get CORS headers
     if settings.token:
-        middlewares.append(bearer_auth(settings.token))
+        middlewares.append(bearer_auth(settings.token, trusted_peer))
     app = web.Application(
         middlewares=middlewares, client_max_size=body_limit(service.settings.max_text_chars)
     )

@@ -18,17 +18,32 @@ OPEN_PATHS = frozenset({"/health"})
 """Paths served without a token."""
 
 
-def bearer_auth(token: str) -> web.middleware:  # type: ignore[valid-type]
-    """Refuse every request (but `OPEN_PATHS` and CORS preflights) without `Bearer <token>`."""
+STUDIO_PATHS = ("/", "/studio/")
+"""The voice studio's page and routes: it checks the token itself (and sets `TOKEN_COOKIE`)."""
+TOKEN_COOKIE = "studio-token"
+"""The token as the studio's page holds it (HTTP-only, same-site), for its speech requests."""
+
+
+def bearer_auth(
+    token: str, trusted_peer: str | None = None
+) -> web.middleware:  # type: ignore[valid-type]
+    """Refuse every request without `Bearer <token>` (or the studio's cookie holding it), but
+    `OPEN_PATHS`, the studio's own paths, CORS preflights, and requests from `trusted_peer`
+    (the Supervisor's ingress proxy, which has authenticated the Home Assistant user)."""
     expected = token.encode()
 
     @web.middleware
     async def check_token(request: web.Request, handler: Handler) -> web.StreamResponse:
-        if request.path in OPEN_PATHS or _is_preflight(request):
+        path = request.path
+        studio = path == STUDIO_PATHS[0] or path.startswith(STUDIO_PATHS[1])
+        trusted = trusted_peer is not None and request.remote == trusted_peer
+        if path in OPEN_PATHS or studio or trusted or _is_preflight(request):
             return await handler(request)
         scheme, _, given = request.headers.get("Authorization", "").partition(" ")
+        if scheme.lower() != "bearer":
+            given = request.cookies.get(TOKEN_COOKIE, "")
         # compare_digest takes the same time wherever the strings differ.
-        if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), expected):
+        if not hmac.compare_digest(given.strip().encode(), expected):
             raise ApiError(
                 401, "Missing or wrong API key (Bearer token)", INVALID_TOKEN, kind=AUTHENTICATION
             )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cache
 
 from sentence_stream import SentenceBoundaryDetector
@@ -47,8 +47,15 @@ class SentenceSplitter:
     words are held back until the next arrives, so a full stop is judged knowing what follows.
     """
 
-    def __init__(self, clean: bool = True, language: str = "en", numbers: bool = True) -> None:
+    def __init__(
+        self,
+        clean: bool = True,
+        language: str = "en",
+        numbers: bool = True,
+        pronounce: Callable[[str], str] | None = None,
+    ) -> None:
         self._clean = clean
+        self._pronounce = pronounce
         self._language = language
         self._numbers = numbers
         self._detector = SentenceBoundaryDetector()
@@ -91,7 +98,9 @@ class SentenceSplitter:
         if self._in_code:
             sentence = FENCE + sentence
         self._in_code = len(FENCE_RE.findall(sentence)) % 2 == 1
-        return prepare_for_speech(sentence, self._language, numbers=self._numbers)
+        return prepare_for_speech(
+            sentence, self._language, numbers=self._numbers, pronounce=self._pronounce
+        )
 
 
 def _ready_end(text: str, language: str) -> int:

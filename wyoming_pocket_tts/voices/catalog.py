@@ -16,6 +16,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from ..settings import MAX_SPEED, MIN_SPEED, ModelSettings, VoiceSpec
+from .choices import DefaultChoices
 from .defaults import default_voice_source
 from .folder import VoiceFolder, file_version
 
@@ -199,7 +200,9 @@ class VoiceCatalog:
 
     Every voice belongs to one language (a configured model's code). A voices folder's files
     belong to the first language, and those in its subfolder named by a language code (`fr/`)
-    to that language.
+    to that language. A language's default is the voice `chosen` for it while that voice exists,
+    else its first configured voice; defaults are listed first (Home Assistant takes the first
+    voice of a language).
     """
 
     def __init__(
@@ -207,6 +210,7 @@ class VoiceCatalog:
         voices: list[VoiceSpec],
         folders: Sequence[Path] = (),
         languages: Sequence[str] = (),
+        chosen: DefaultChoices | None = None,
         last_resort: Mapping[str, VoiceSpec] | None = None,
     ) -> None:
         if not voices:
@@ -222,7 +226,8 @@ class VoiceCatalog:
             if spec.language not in self.languages:
                 raise ValueError(f"voice {spec.name!r}: language {spec.language!r} is not served")
             self._configured[spec.name] = spec
-        self.default = next(iter(self._configured.values()))
+        self._first = next(iter(self._configured.values()))
+        self.chosen = chosen or DefaultChoices()
         self._last_resort = dict(last_resort or {})
         """Per language, pocket-tts's own default voice: it speaks when the language's default
         voice cannot (a recording without the cloning weights), so the language still serves."""
@@ -234,25 +239,48 @@ class VoiceCatalog:
 
     @property
     def voices(self) -> list[VoiceSpec]:
-        """All voices as they are now, default first (and a language's last resort while it
-        stands in for its default)."""
+        """All voices as they are now: the default voice first, then each language's chosen
+        default, then the others in configured and folder order."""
         self._scan()
-        voices = [*self._configured.values(), *self._found.values()]
-        names = {spec.name for spec in voices}
-        for code, spec in self._last_resort.items():
-            if spec.name not in names and self.failures.reason(self.default_for(code)):
-                voices.append(spec)
-        return voices
+        front = [self._default_for(self._first.language).name]
+        front += [self._default_for(code).name for code in self.languages if self.chosen.get(code)]
+        everything = [*self._configured.values(), *self._found.values()]
+        names = {spec.name for spec in everything}
+        for code, spec in self._last_resort.items():  # while it stands in for the default
+            if spec.name not in names and self.failures.reason(self._default_for(code)):
+                everything.append(spec)
+        return sorted(
+            everything, key=lambda s: front.index(s.name) if s.name in front else len(front)
+        )
+
+    @property
+    def default(self) -> VoiceSpec:
+        """The default voice: the first configured voice's language's default."""
+        return self.default_for(self._first.language)
+
+    @property
+    def configured(self) -> list[VoiceSpec]:
+        """The voices configured on the command line (or built-in defaults), not from folders."""
+        return list(self._configured.values())
 
     def voices_of(self, language: str) -> list[VoiceSpec]:
         """The voices of one language, its default first."""
         return [spec for spec in self.voices if spec.language == language]
 
     def default_for(self, language: str) -> VoiceSpec:
-        """The default voice of a configured language (its first configured voice)."""
+        """The default voice of a configured language: the one chosen for it while it exists,
+        else its first configured voice."""
+        if self._roots:
+            self._scan()
+        return self._default_for(language)
+
+    def _default_for(self, language: str) -> VoiceSpec:
+        chosen = self._lookup(self.chosen.get(language))
+        if chosen is not None and chosen.language == language:
+            return chosen
         return next(
             (spec for spec in self._configured.values() if spec.language == language),
-            self.default,
+            self._first,
         )
 
     def resolve(self, name: object, language: object = None) -> VoiceSpec:

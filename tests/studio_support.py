@@ -1,0 +1,96 @@
+"""Test support for the voice studio: the real in-process server with the studio served beside
+it by aiohttp on 127.0.0.1 (real TCP, same loop), and the system's chromium via playwright."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+import aiohttp
+import pytest
+from aiohttp import web
+
+from wyoming_pocket_tts.http.app import build_app
+from wyoming_pocket_tts.http.studio import StudioSettings, add_studio
+from wyoming_pocket_tts.server import TtsServer
+from wyoming_pocket_tts.settings import HttpSettings
+
+from .support import running_server
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--autoplay-policy=no-user-gesture-required",
+]
+NEEDS_SPEECH = "needs the HTTP API of issue 23"
+SCREENSHOTS = Path(os.environ.get("STUDIO_SCREENSHOTS", tempfile.gettempdir()))
+"""Where the browser tests save a screenshot of each screen; `STUDIO_SCREENSHOTS=docs` refreshes
+the README's."""
+
+
+@dataclass
+class Studio:
+    """A running server with its studio."""
+
+    server: TtsServer
+    url: str
+    """The studio's base URL, ending in `/`."""
+
+    async def csrf(self, session: aiohttp.ClientSession) -> str:
+        """The CSRF token the page carries."""
+        async with session.get(self.url) as response:
+            page = await response.text()
+        match = re.search(r'name="studio-csrf" content="([^"]+)"', page)
+        assert match, page[:200]
+        return match.group(1)
+
+
+@contextlib.asynccontextmanager
+async def running_studio(
+    args: Sequence[str], settings: StudioSettings, **server_settings: float
+) -> AsyncIterator[Studio]:
+    """`running_server(args)` plus an aiohttp app with `add_studio` on 127.0.0.1:<free port>.
+
+    The app is the HTTP side's own (`build_app`), so `v1/audio/speech` is served beside it.
+    """
+    async with running_server(args, **server_settings) as server:
+        http = HttpSettings(port=0, token=settings.token)
+        add = partial(add_studio, service=server.service, settings=settings)
+        trusted = settings.ingress_proxy if settings.ingress else None
+        app = build_app(server.service, http, [add], trusted)
+        runner = web.AppRunner(app)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = runner.addresses[0][1]
+        try:
+            yield Studio(server, f"http://127.0.0.1:{port}/")
+        finally:
+            await runner.cleanup()
+
+
+async def has_speech_api(studio: Studio) -> bool:
+    """Whether `v1/audio/speech` is served beside the studio (issue 23 merged and wired)."""
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(studio.url + "v1/audio/speech", json={}) as response,
+    ):
+        return response.status != 404
+
+
+def need_chromium() -> None:
+    if not Path(CHROMIUM).exists():
+        pytest.skip("chromium is not installed (apt-get install chromium)")

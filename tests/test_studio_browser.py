@@ -1,0 +1,395 @@
+"""The voice studio in a real browser (Debian's chromium driven by playwright) against the real
+in-process server: upload, record, manage, pronounce, status. Screenshots go to docs/."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import time
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+
+import pytest
+import soundfile
+from aiohttp import web
+
+from wyoming_pocket_tts.http.studio import StudioSettings
+
+from .conftest import model_args
+from .model_factory import TinyModel, write_voice_wav
+from .studio_support import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    NEEDS_SPEECH,
+    SCREENSHOTS,
+    Studio,
+    has_speech_api,
+    need_chromium,
+    running_studio,
+)
+from .support import describe, synthesize
+
+pytestmark = pytest.mark.timeout(240)
+
+playwright_api = pytest.importorskip("playwright.async_api")  # the `test` extra has it
+
+
+@contextlib.asynccontextmanager
+async def browser_page(studio: Studio, extra_args: Sequence[str] = ()) -> AsyncIterator:
+    """A chromium page showing the studio, ready (its voices loaded)."""
+    need_chromium()
+    async with playwright_api.async_playwright() as playwright:
+        browser = await playwright.chromium.launch(
+            executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, *extra_args]
+        )
+        try:
+            page = await browser.new_page(viewport={"width": 900, "height": 640})
+            page.set_default_timeout(30_000)
+            errors: list[str] = []
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            await page.goto(studio.url)
+            await page.wait_for_selector("body[data-ready='1']")
+            yield page
+            assert not errors, errors
+        finally:
+            await browser.close()
+
+
+async def shot(page, name: str) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    await page.screenshot(path=str(SCREENSHOTS / f"studio-{name}.png"))
+
+
+def _args(tiny_model: TinyModel, folder: Path, data: Path, *extra: str) -> list[str]:
+    voice = write_voice_wav(data.parent / "configured" / "alba.wav", 2.0, seed=1)
+    return model_args(
+        tiny_model, {"alba": voice}, "--voices-dir", str(folder), "--data-dir", str(data), *extra
+    )
+
+
+def _folders(tmp_path: Path) -> tuple[Path, Path]:
+    folder, data = tmp_path / "voices", tmp_path / "data"
+    folder.mkdir()
+    data.mkdir()
+    return folder, data
+
+
+def test_upload_check_save_then_home_assistant_lists_it(
+    tiny_model: TinyModel, tmp_path: Path
+) -> None:
+    folder, data = _folders(tmp_path)
+    sample = write_voice_wav(tmp_path / "upload" / "Grandma's phone.wav", 12.0, seed=4)
+
+    async def scenario() -> None:
+        settings = StudioSettings(voices_dir=folder)
+        async with running_studio(_args(tiny_model, folder, data), settings) as studio:
+            async with browser_page(studio) as page:
+                await shot(page, "voices")
+                await page.click("nav button[data-tab='add']")
+                await page.set_input_files("#add-file", str(sample))
+                await page.wait_for_selector("tr.check[data-check='noise']")
+                checks = await page.eval_on_selector_all(
+                    "tr.check", "rows => rows.map(r => r.dataset.check)"
+                )
+                assert checks == ["length", "level", "clipping", "noise"]
+                assert float(await page.input_value("#add-end")) > 5
+                await page.fill("#add-name", "grandma")
+                await shot(page, "add")
+                saved_at = time.monotonic()
+                await page.click("#add-save")
+                await page.wait_for_selector(".voice[data-voice='grandma']", state="attached")
+                listed_at = time.monotonic()
+                reply = await synthesize(studio.server.port, "Hello there.", voice="grandma")
+                first_audio = reply.chunk_times[0] - saved_at
+                known = await synthesize(studio.server.port, "Hello there.", voice="alba")
+                print(
+                    f"save -> listed {listed_at - saved_at:.2f} s; save -> first audio of the "
+                    f"new voice (Wyoming) {first_audio:.2f} s; a known voice's first audio "
+                    f"{known.chunk_times[0] - known.sent_at:.2f} s"
+                )
+                assert not reply.errors
+                sizes = await page.evaluate(
+                    "() => [...performance.getEntriesByType('navigation'),"
+                    " ...performance.getEntriesByType('resource')]"
+                    ".map(e => [e.name, e.transferSize])"
+                )
+                print("page transfer:", sum(size for _, size in sizes), "bytes", sizes)
+            info = await describe(studio.server.port)
+            names = [voice.name for voice in info.tts[0].voices]
+            assert "grandma" in names
+            assert sorted(path.name for path in folder.iterdir()) == ["grandma.wav"]
+
+    asyncio.run(scenario())
+
+
+def test_playing_a_voice_streams_its_speech(tiny_model: TinyModel, tmp_path: Path) -> None:
+    folder, data = _folders(tmp_path)
+
+    async def scenario() -> None:
+        async with running_studio(
+            _args(tiny_model, folder, data), StudioSettings(voices_dir=folder)
+        ) as studio:
+            if not await has_speech_api(studio):
+                pytest.skip(NEEDS_SPEECH)
+            async with browser_page(studio) as page:
+                await page.click(".voice[data-voice='alba'] button.play")
+                await page.wait_for_function("window.studio.lastPlayback?.done")
+                playback = await page.evaluate("window.studio.lastPlayback")
+                assert playback["error"] is None and playback["bytes"] > 0, playback
+
+    asyncio.run(scenario())
+
+
+def test_record_with_the_microphone_trim_and_save(tiny_model: TinyModel, tmp_path: Path) -> None:
+    folder, data = _folders(tmp_path)
+    voice = write_voice_wav(tmp_path / "microphone.wav", 12.0, sample_rate=48000, seed=5)
+    microphone = [
+        "--use-fake-device-for-media-stream",
+        "--use-fake-ui-for-media-stream",
+        f"--use-file-for-fake-audio-capture={voice}",
+    ]
+
+    async def scenario() -> None:
+        settings = StudioSettings(voices_dir=folder)
+        args = _args(tiny_model, folder, data)
+        async with (
+            running_studio(args, settings) as studio,
+            browser_page(studio, microphone) as page,
+        ):
+            await page.click("nav button[data-tab='add']")
+            await page.click("#add-record")
+            await page.wait_for_function(
+                "Number(document.getElementById('add-seconds').textContent) >= 5"
+            )
+            await shot(page, "record")
+            await page.click("#add-stop")
+            await page.wait_for_selector("tr.check[data-check='noise']")
+            level = await page.text_content("tr.check[data-check='level'] td:nth-child(3)")
+            assert level == "good"
+            await page.fill("#add-start", "1")
+            await page.fill("#add-end", "4.5")
+            await page.fill("#add-name", "recorded")
+            await page.click("#add-save")
+            await page.wait_for_selector(".voice[data-voice='recorded']", state="attached")
+        info = soundfile.info(str(folder / "recorded.wav"))
+        assert info.samplerate == 24000 and info.channels == 1
+        assert info.duration == pytest.approx(3.5, abs=0.05)  # trimmed to 1 .. 4.5 s
+
+    asyncio.run(scenario())
+
+
+def test_rename_delete_and_default_survive_a_restart(tiny_model: TinyModel, tmp_path: Path) -> None:
+    folder, data = _folders(tmp_path)
+    write_voice_wav(folder / "anne.wav", 2.0, seed=6)
+    write_voice_wav(folder / "bob.wav", 2.0, seed=7)
+    write_voice_wav(folder / "carl.wav", 2.0, seed=8)
+    args = _args(tiny_model, folder, data)
+    settings = StudioSettings(voices_dir=folder)
+
+    async def first_run() -> None:
+        async with running_studio(args, settings) as studio, browser_page(studio) as page:
+            page.on(
+                "dialog",
+                lambda dialog: asyncio.ensure_future(
+                    dialog.accept("annie") if dialog.type == "prompt" else dialog.accept()
+                ),
+            )
+            await page.click(".voice[data-voice='anne'] button.rename")
+            await page.wait_for_selector(".voice[data-voice='annie']")
+            await page.click(".voice[data-voice='bob'] button.delete")
+            await page.wait_for_selector(".voice[data-voice='bob']", state="detached")
+            await page.click(".voice[data-voice='annie'] button.set-default")
+            await page.wait_for_selector(".voice[data-voice='annie'] .badge.default")
+            await shot(page, "manage")
+
+    async def second_run() -> None:
+        async with running_studio(args, settings) as studio:
+            info = await describe(studio.server.port)
+            names = [voice.name for voice in info.tts[0].voices]
+            assert names[0] == "annie"  # Home Assistant takes a language's first voice
+            assert "bob" not in names and "anne" not in names
+            async with browser_page(studio) as page:
+                default = await page.text_content(".voice:has(.badge.default) .name")
+                assert default == "annie"
+
+    asyncio.run(first_run())
+    assert sorted(path.name for path in folder.iterdir()) == ["annie.wav", "carl.wav"]
+    asyncio.run(second_run())
+
+
+def test_a_pronunciation_reaches_the_model(tiny_model: TinyModel, tmp_path: Path) -> None:
+    folder, data = _folders(tmp_path)
+
+    async def scenario() -> None:
+        settings = StudioSettings(voices_dir=folder)
+        async with running_studio(_args(tiny_model, folder, data), settings) as studio:
+            engine = studio.server.engine
+            spoken: list[str] = []
+            speak = engine._speak
+
+            def spy(model, voice, text, *rest):
+                spoken.append(text)
+                return speak(model, voice, text, *rest)
+
+            engine._speak = spy  # type: ignore[method-assign]
+            async with browser_page(studio) as page:
+                await page.click("nav button[data-tab='pronounce']")
+                await page.fill("#pron-written", "Nguyen")
+                await page.fill("#pron-said", "Win")
+                await page.click("#pron-add")
+                await page.click("tr.entry button.test")
+                await page.wait_for_selector("text=As read: Say Win.")
+                await shot(page, "pronunciations")
+                await page.click("nav button[data-tab='try']")
+                await page.fill("#try-text", "Call Nguyen at 10:30 about room 12.")
+                await page.wait_for_selector("#try-prepared:has-text('Win')")
+                await shot(page, "try")
+            reply = await synthesize(studio.server.port, "Hello Nguyen.", voice="alba")
+            assert not reply.errors
+            assert any("Win" in text for text in spoken), spoken
+            assert not any("Nguyen" in text for text in spoken), spoken
+        saved = (data / "pronunciations" / "en.txt").read_text()
+        assert "Nguyen -> Win" in saved
+
+    asyncio.run(scenario())
+
+
+def test_status_shows_models_queue_and_last_requests(tiny_model: TinyModel, tmp_path: Path) -> None:
+    folder, data = _folders(tmp_path)
+
+    async def scenario() -> None:
+        settings = StudioSettings(voices_dir=folder)
+        async with running_studio(_args(tiny_model, folder, data), settings) as studio:
+            await synthesize(studio.server.port, "Good morning.", voice="alba")
+            async with browser_page(studio) as page:
+                await page.click("nav button[data-tab='status']")
+                await page.wait_for_selector("#status-recent tr.request")
+                row = await page.text_content("#status-recent tr.request")
+                assert "alba" in row and " ms" in row
+                models = await page.text_content("#status-models tbody")
+                assert "loaded" in models and "real time" in models
+                assert "places in use" in await page.text_content("#status-queue")
+                await shot(page, "status")
+
+    asyncio.run(scenario())
+
+
+RECORD_IN_PAGE = """async (mime) => {
+  if (!MediaRecorder.isTypeSupported(mime)) return null;
+  const stream = await navigator.mediaDevices.getUserMedia({ audio: true });
+  const recorder = new MediaRecorder(stream, { mimeType: mime });
+  const parts = [];
+  recorder.ondataavailable = (event) => parts.push(event.data);
+  const stopped = new Promise((resolve) => (recorder.onstop = resolve));
+  recorder.start();
+  await new Promise((resolve) => setTimeout(resolve, 4000));
+  recorder.stop();
+  await stopped;
+  stream.getTracks().forEach((track) => track.stop());
+  const bytes = new Uint8Array(await new Blob(parts).arrayBuffer());
+  let text = "";
+  for (const byte of bytes) text += String.fromCharCode(byte);
+  return btoa(text);
+}"""
+
+
+@pytest.mark.parametrize(
+    ("mime", "suffix"), [("audio/webm;codecs=opus", "webm"), ("audio/mp4", "m4a")]
+)
+def test_a_browser_recording_file_is_taken(
+    tiny_model: TinyModel, tmp_path: Path, mime: str, suffix: str
+) -> None:
+    """What browsers' own recorders make (webm/opus; mp4 where MediaRecorder has it) is decoded
+    by the browser and sent as WAV: the server needs no decoder for it."""
+    folder, data = _folders(tmp_path)
+    voice = write_voice_wav(tmp_path / "microphone.wav", 12.0, sample_rate=48000, seed=5)
+    microphone = [
+        "--use-fake-device-for-media-stream",
+        "--use-fake-ui-for-media-stream",
+        f"--use-file-for-fake-audio-capture={voice}",
+    ]
+
+    async def scenario() -> None:
+        settings = StudioSettings(voices_dir=folder)
+        args = _args(tiny_model, folder, data)
+        async with (
+            running_studio(args, settings) as studio,
+            browser_page(studio, microphone) as page,
+        ):
+            encoded = await page.evaluate(RECORD_IN_PAGE, mime)
+            if encoded is None:
+                pytest.skip(f"this chromium's MediaRecorder cannot make {mime}")
+            recording = base64.b64decode(encoded)
+            await page.click("nav button[data-tab='add']")
+            file = {"name": f"phone.{suffix}", "mimeType": mime.split(";")[0], "buffer": recording}
+            await page.set_input_files("#add-file", files=[file])
+            await page.wait_for_selector("tr.check[data-check='noise']")
+            length = await page.text_content("tr.check[data-check='length'] td:nth-child(2)")
+            assert 2.5 < float(length.split()[0]) <= 4.5, length
+            await page.fill("#add-start", "0")
+            await page.fill("#add-end", "3.5")
+            await page.fill("#add-name", f"from{suffix}")
+            await page.click("#add-save")
+            await page.wait_for_selector(f".voice[data-voice='from{suffix}']", state="attached")
+        assert soundfile.info(str(folder / f"from{suffix}.wav")).samplerate == 24000
+
+    asyncio.run(scenario())
+
+
+EVIL_PAGE = """<!doctype html><script>
+async function attack(studio, wav) {
+  const results = {};
+  try {
+    const page = await fetch(studio, { credentials: "include" });
+    results.readPage = await page.text();
+  } catch (error) { results.readPage = "blocked"; }
+  try {
+    const response = await fetch(studio + "studio/api/voices/delete", {
+      method: "POST", credentials: "include",
+      headers: { "Content-Type": "application/json", "X-Studio-CSRF": "guess" },
+      body: JSON.stringify({ name: "anne" }),
+    });
+    results.deleteJson = response.status;
+  } catch (error) { results.deleteJson = "blocked"; }
+  const simple = await fetch(studio + "studio/api/voices?name=evil&language=en", {
+    method: "POST", mode: "no-cors", credentials: "include", body: new Blob([wav]),
+  });
+  results.saveNoCors = simple.type;
+  return results;
+}
+</script>"""
+
+
+def test_a_page_of_another_origin_cannot_change_voices(
+    tiny_model: TinyModel, tmp_path: Path
+) -> None:
+    folder, data = _folders(tmp_path)
+    write_voice_wav(folder / "anne.wav", 2.0, seed=6)
+    sample = write_voice_wav(tmp_path / "evil.wav", 12.0, seed=4).read_bytes()
+
+    async def scenario() -> None:
+        settings = StudioSettings(voices_dir=folder)
+        async with running_studio(_args(tiny_model, folder, data), settings) as studio:
+            evil = web.Application()
+            evil.router.add_get(
+                "/", lambda _: web.Response(text=EVIL_PAGE, content_type="text/html")
+            )
+            runner = web.AppRunner(evil)
+            await runner.setup()
+            site = web.TCPSite(runner, "127.0.0.1", 0)
+            await site.start()
+            try:
+                async with browser_page(studio) as page:  # the user has the studio open
+                    await page.goto(f"http://localhost:{runner.addresses[0][1]}/")
+                    results = await page.evaluate(
+                        "([studio, wav]) => attack(studio, new Uint8Array(wav))",
+                        [studio.url, list(sample)],
+                    )
+            finally:
+                await runner.cleanup()
+        print("cross-origin attempts:", results)
+        assert results["readPage"] == "blocked" and results["deleteJson"] == "blocked"
+        assert sorted(path.name for path in folder.iterdir()) == ["anne.wav"]
+
+    asyncio.run(scenario())

@@ -1,0 +1,177 @@
+"""The voice studio: a page to hear, add and fix the household's voices, and its JSON routes.
+
+`add_studio` adds the page at `/`, its files under `studio/static/` and its API under
+`studio/api/` to the HTTP side's application. Every link and request of the page is relative,
+because Home Assistant's ingress serves it under a path prefix.
+
+Who may use it:
+- add-on mode (`ingress`): only the Supervisor's ingress proxy may connect (Home Assistant has
+  already authenticated the user); any other peer gets 403;
+- with a token (`--http-token`): the page is opened once as `/?token=...`, which sets a
+  same-site, HTTP-only cookie; API calls need that cookie or the Bearer header;
+- every state-changing request needs the page's CSRF token and must come from the same origin.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import os
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from aiohttp import web
+
+from ..service import Service
+from ..voices.manage import VoiceManager
+from .auth import TOKEN_COOKIE
+
+_LOGGER = logging.getLogger(__name__)
+
+STATIC = Path(__file__).with_name("static")
+ASSETS = {"studio.css": "text/css", "studio.js": "text/javascript"}
+INGRESS_PROXY = "172.30.32.2"
+"""The Supervisor's ingress proxy: in an add-on, the only peer Home Assistant's users come from."""
+CSRF_HEADER = "X-Studio-CSRF"
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+@dataclass(frozen=True)
+class StudioSettings:
+    """What the studio needs besides the service."""
+
+    voices_dir: Path | None = None
+    """Where new voices are saved (the first `--voices-dir`); None: voices cannot be added."""
+    ingress: bool = False
+    """Add-on mode: only `ingress_proxy` may connect."""
+    ingress_proxy: str = INGRESS_PROXY
+    token: str | None = None
+    """The HTTP side's `--http-token`, if any."""
+
+    @classmethod
+    def from_settings(cls, settings: Any, token: str | None = None) -> StudioSettings:
+        """From the command line's `Settings`; add-on mode when the Supervisor gave a token."""
+        dirs = getattr(settings, "voices_dirs", ())
+        return cls(
+            voices_dir=dirs[0] if dirs else None,
+            ingress=bool(os.environ.get("SUPERVISOR_TOKEN")),
+            token=token if token is not None else getattr(settings, "http_token", None),
+        )
+
+
+class StudioError(web.HTTPException):
+    """A refusal as JSON: `{"error": {"message", "code"}}`."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        self.status_code = status
+        super().__init__(
+            text=_json({"error": {"message": message, "code": code, "type": "studio_error"}}),
+            content_type="application/json",
+        )
+
+
+def _json(data: object) -> str:
+    import json
+
+    return json.dumps(data)
+
+
+class Guard:
+    """The studio's security checks, run before each of its handlers."""
+
+    def __init__(self, settings: StudioSettings) -> None:
+        self.settings = settings
+        self.csrf = secrets.token_urlsafe(32)
+
+    def wrap(self, handler: Handler, *, changes: bool) -> Handler:
+        async def guarded(request: web.Request) -> web.StreamResponse:
+            self.check_peer(request)
+            if request.path != "/" or "token" not in request.query:
+                self.check_token(request)
+            if changes:
+                self.check_origin(request)
+                self.check_csrf(request)
+            return await handler(request)
+
+        return guarded
+
+    def check_peer(self, request: web.Request) -> None:
+        if self.settings.ingress and request.remote != self.settings.ingress_proxy:
+            _LOGGER.warning("Studio: refusing %s (not the ingress proxy)", request.remote)
+            raise StudioError(403, "ingress-only", "Open the voice studio from Home Assistant")
+
+    def check_token(self, request: web.Request) -> None:
+        token = self.settings.token
+        if not token:
+            return
+        header = request.headers.get("Authorization", "")
+        given = header[7:] if header.startswith("Bearer ") else request.cookies.get(TOKEN_COOKIE)
+        if not given or not hmac.compare_digest(given.encode(), token.encode()):
+            raise StudioError(401, "bad-token", "Open the studio as /?token=YOUR_HTTP_TOKEN")
+
+    def check_origin(self, request: web.Request) -> None:
+        site = request.headers.get("Sec-Fetch-Site")
+        if site is not None and site != "same-origin":
+            raise StudioError(403, "cross-origin", "Cross-site requests are refused")
+        origin = request.headers.get("Origin")
+        if origin is None:
+            return
+        hosts = {request.host}
+        if self.settings.ingress and "X-Forwarded-Host" in request.headers:
+            hosts.add(request.headers["X-Forwarded-Host"])
+        if urlsplit(origin).netloc not in hosts:
+            raise StudioError(403, "cross-origin", "Cross-origin requests are refused")
+
+    def check_csrf(self, request: web.Request) -> None:
+        given = request.headers.get(CSRF_HEADER, "")
+        if not hmac.compare_digest(given.encode(), self.csrf.encode()):
+            raise StudioError(403, "bad-csrf", "Reload the page (its security token is stale)")
+
+
+def add_studio(app: web.Application, service: Service, settings: StudioSettings) -> None:
+    """Add the voice studio's page and routes to `app` (before it starts)."""
+    from .studio_api import StudioApi
+
+    guard = Guard(settings)
+    manager = VoiceManager(service.catalog, settings.voices_dir)
+    api = StudioApi(service, manager)
+    page = (STATIC / "index.html").read_text(encoding="utf-8")
+
+    async def index(request: web.Request) -> web.StreamResponse:
+        token = request.query.get("token")
+        if token is not None and settings.token:
+            if not hmac.compare_digest(token.encode(), settings.token.encode()):
+                raise StudioError(401, "bad-token", "Wrong token")
+            response = web.HTTPSeeOther("./")
+            response.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="Strict", path="/")
+            raise response
+        html = page.replace("{{csrf}}", guard.csrf)
+        return web.Response(text=html, content_type="text/html", headers=_NO_STORE)
+
+    async def asset(request: web.Request) -> web.StreamResponse:
+        name = request.match_info["name"]
+        if name not in ASSETS:  # a fixed list: no path from the client reaches the disk
+            raise StudioError(404, "not-found", "No such file")
+        return web.Response(
+            body=(STATIC / name).read_bytes(), content_type=ASSETS[name], headers=_NO_STORE
+        )
+
+    routes: list[tuple[str, str, Handler, bool]] = [
+        ("GET", "/", index, False),
+        ("GET", "/studio/static/{name}", asset, False),
+        *api.routes(),
+    ]
+    for method, path, handler, changes in routes:
+        app.router.add_route(method, path, guard.wrap(handler, changes=changes))
+    app[GUARD] = guard
+    _LOGGER.info("Voice studio at / (%s)", "ingress only" if settings.ingress else "direct")
+
+
+GUARD = web.AppKey("studio_guard", Guard)
+"""The studio's guard (its CSRF token), for tests and the HTTP side."""
+_NO_STORE = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}

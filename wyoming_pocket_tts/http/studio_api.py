@@ -1,0 +1,212 @@
+"""The voice studio's JSON routes: voices, samples, pronunciations and status.
+
+Decoding, checking and writing files run in a worker thread, never on the event loop. Uploads are
+read with their own bound (`sample_check.MAX_BYTES`), whatever the application's body limit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiohttp import web
+
+from ..audio import sample_check
+from ..audio.sample_check import SampleRefused
+from ..service import Service
+from ..text.pronunciations import PronunciationError
+from ..text.speech import prepare_for_speech
+from ..voices.manage import VoiceEditError, VoiceManager, valid_name
+from .studio import StudioError
+from .studio_views import status_view, voice_view, voices_view
+
+_LOGGER = logging.getLogger(__name__)
+
+MAX_JSON_BYTES = 64 * 1024
+MAX_PREPARE_CHARS = 2000
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+class StudioApi:
+    """Handlers of `studio/api/...`."""
+
+    def __init__(self, service: Service, manager: VoiceManager) -> None:
+        self.service = service
+        self.manager = manager
+
+    def routes(self) -> list[tuple[str, str, Handler, bool]]:
+        """(method, path, handler, changes state)."""
+        base = "/studio/api"
+        return [
+            ("GET", f"{base}/voices", self.voices, False),
+            ("GET", f"{base}/status", self.status, False),
+            ("POST", f"{base}/check", self.check, True),
+            ("POST", f"{base}/voices", self.save, True),
+            ("POST", f"{base}/voices/rename", self.rename, True),
+            ("POST", f"{base}/voices/delete", self.delete, True),
+            ("POST", f"{base}/defaults", self.choose_default, True),
+            ("GET", f"{base}/pronunciations", self.pronunciations, False),
+            ("POST", f"{base}/pronunciations", self.set_pronunciations, True),
+            ("POST", f"{base}/prepare", self.prepare, True),
+        ]
+
+    async def voices(self, request: web.Request) -> web.StreamResponse:
+        return web.json_response(await asyncio.to_thread(voices_view, self.service, self.manager))
+
+    async def status(self, request: web.Request) -> web.StreamResponse:
+        return web.json_response(status_view(self.service))
+
+    async def check(self, request: web.Request) -> web.StreamResponse:
+        data = await _read_audio(request)
+        report = await asyncio.to_thread(_check, data)
+        return web.json_response(report.as_json())
+
+    async def save(self, request: web.Request) -> web.StreamResponse:
+        query = request.query
+        name, language = query.get("name", ""), query.get("language", "")
+        start, end = _seconds(query.get("start", "0")), _seconds(query.get("end", "0"))
+        # The name and language are checked before the upload is read.
+        await asyncio.to_thread(_edit, self.manager.folder_for, language)
+        await asyncio.to_thread(_edit, self.manager.check_free, name)
+        data = await _read_audio(request)
+        spec = await asyncio.to_thread(self._save, data, name, language, start, end)
+        return web.json_response(spec, status=201)
+
+    def _save(self, data: bytes, name: str, language: str, start: float, end: float) -> Any:
+        audio, rate, channels = _decode(data)
+        audio = sample_check.trim(audio, rate, start, end)
+        report = sample_check.check(audio, rate, channels)
+        if not report.usable:
+            problems = "; ".join(c.advice for c in report.checks if c.verdict == "bad")
+            raise StudioError(422, "poor-sample", f"Not saved: {problems}")
+        _edit(self.manager.save, name, language, audio, rate)
+        spec = self.service.catalog.resolve(valid_name(name))
+        return voice_view(spec, self.service, self.manager)
+
+    async def rename(self, request: web.Request) -> web.StreamResponse:
+        body = await _read_json(request)
+        spec = await asyncio.to_thread(
+            _edit, self.manager.rename, body.get("name"), body.get("new_name")
+        )
+        return web.json_response(voice_view(spec, self.service, self.manager))
+
+    async def delete(self, request: web.Request) -> web.StreamResponse:
+        body = await _read_json(request)
+        await asyncio.to_thread(_edit, self.manager.delete, body.get("name"))
+        return web.json_response({"deleted": body.get("name")})
+
+    async def choose_default(self, request: web.Request) -> web.StreamResponse:
+        body = await _read_json(request)
+        language, name = body.get("language"), body.get("name")
+        await asyncio.to_thread(_edit, self.manager.choose_default, language, name)
+        return web.json_response({"language": language, "default": name})
+
+    async def pronunciations(self, request: web.Request) -> web.StreamResponse:
+        language = self._language(request.query.get("language"))
+        lexicon = await asyncio.to_thread(self.service.pronunciations.lexicon, language)
+        return web.json_response({"language": language, "entries": lexicon.entries})
+
+    async def set_pronunciations(self, request: web.Request) -> web.StreamResponse:
+        body = await _read_json(request)
+        language = self._language(body.get("language"))
+        try:
+            lexicon = await asyncio.to_thread(
+                self.service.pronunciations.replace, language, body.get("entries", [])
+            )
+        except PronunciationError as error:
+            raise StudioError(400, "bad-pronunciation", str(error)) from None
+        return web.json_response({"language": language, "entries": lexicon.entries})
+
+    async def prepare(self, request: web.Request) -> web.StreamResponse:
+        """The text exactly as the model will read it in a voice's language."""
+        body = await _read_json(request)
+        text = body.get("text")
+        if not isinstance(text, str) or len(text) > MAX_PREPARE_CHARS:
+            raise StudioError(400, "bad-text", f"Text of at most {MAX_PREPARE_CHARS} characters")
+        voice = self.service.catalog.resolve(body.get("voice"), body.get("language"))
+        settings = self.service.settings
+        lexicon = self.service.pronunciations.lexicon(voice.language)
+        prepared = await asyncio.to_thread(
+            prepare_for_speech,
+            text,
+            voice.language,
+            clean=settings.clean_text,
+            numbers=settings.number_words,
+            pronounce=lexicon.apply,
+        )
+        return web.json_response(
+            {"voice": voice.name, "language": voice.language, "prepared": prepared}
+        )
+
+    def _language(self, language: object) -> str:
+        if language not in self.service.catalog.languages:
+            raise StudioError(400, "unknown-language", "Unknown language")
+        assert isinstance(language, str)
+        return language
+
+
+def _edit(action: Callable[..., Any], *args: Any) -> Any:
+    """Run a voice change; its refusal becomes a 400 (404 for an unknown voice)."""
+    try:
+        return action(*args)
+    except VoiceEditError as error:
+        status = (
+            404 if error.code == "unknown-voice" else 409 if error.code == "name-taken" else 400
+        )
+        raise StudioError(status, error.code, str(error)) from None
+
+
+def _seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise StudioError(400, "bad-trim", "start and end are seconds") from None
+    if not 0 <= seconds <= sample_check.MAX_SECONDS:
+        raise StudioError(400, "bad-trim", "start and end are within the sample")
+    return seconds
+
+
+def _decode(data: bytes) -> Any:
+    try:
+        return sample_check.decode(data)
+    except SampleRefused as refused:
+        status = 413 if refused.code in ("too-large", "too-long") else 415
+        raise StudioError(status, refused.code, str(refused)) from None
+
+
+def _check(data: bytes) -> sample_check.SampleReport:
+    audio, rate, channels = _decode(data)
+    return sample_check.check(audio, rate, channels)
+
+
+async def _read_audio(request: web.Request) -> bytes:
+    """The request body, refused past `MAX_BYTES` (before reading it when the length is given)."""
+    limit = sample_check.MAX_BYTES
+    if request.content_length is not None and request.content_length > limit:
+        raise StudioError(413, "too-large", f"The file is over {limit // 2**20} MB")
+    data = bytearray()
+    while chunk := await request.content.read(64 * 1024):
+        data += chunk
+        if len(data) > limit:
+            raise StudioError(413, "too-large", f"The file is over {limit // 2**20} MB")
+    if not data:
+        raise StudioError(400, "no-audio", "No file was sent")
+    return bytes(data)
+
+
+async def _read_json(request: web.Request) -> dict[str, Any]:
+    if request.content_type != "application/json":
+        raise StudioError(415, "bad-content-type", "Send JSON")
+    if request.content_length is None or request.content_length > MAX_JSON_BYTES:
+        raise StudioError(413, "too-large", "The request is too large")
+    try:
+        body = json.loads(await request.read())
+    except ValueError:
+        raise StudioError(400, "bad-json", "Not JSON") from None
+    if not isinstance(body, dict):
+        raise StudioError(400, "bad-json", "Expected a JSON object")
+    return body

@@ -1,0 +1,109 @@
+"""What the voice studio shows, as JSON: the voices by language with why one is not ready, and
+the engine's status (models and their speed, the queue, the last requests)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..engine.advice import SLOW_RTF
+from ..service import Service
+from ..settings import VoiceSpec
+from ..voices import cloning
+from ..voices.catalog import VoiceKind, describe_voice, voice_kind
+from ..voices.manage import VoiceManager
+
+BROKEN_FILE_REMEDY = (
+    "The file could not be used as a voice: replace it with a clean recording "
+    "(wav, mp3, flac or ogg), or delete it"
+)
+
+
+def origin(spec: VoiceSpec, manager: VoiceManager) -> str:
+    """Where a voice comes from, in words."""
+    if manager.editable(spec):
+        return "voices folder"
+    kind = voice_kind(spec.source)
+    if kind is VoiceKind.BUILTIN:
+        return "built-in"
+    if kind is VoiceKind.URL:
+        return "configured (URL)"
+    return "configured file"
+
+
+def voice_view(spec: VoiceSpec, service: Service, manager: VoiceManager) -> dict[str, Any]:
+    """One voice: name, origin, readiness and, when it is not ready, why and how to fix it."""
+    catalog, engine = service.catalog, service.engine
+    model_failure = engine.models.failure(spec.language)
+    reason = model_failure or catalog.failures.reason(spec)
+    remedy = link = None
+    if model_failure is not None:
+        remedy = "The model of this language could not be loaded: see the server log"
+    elif reason == cloning.REASON:
+        remedy, link = cloning.REMEDY, cloning.MODEL_PAGE
+    elif reason is not None:
+        remedy = BROKEN_FILE_REMEDY
+    return {
+        "name": spec.name,
+        "language": spec.language,
+        "description": describe_voice(spec),
+        "origin": origin(spec, manager),
+        "editable": manager.editable(spec),
+        "default": catalog.default_for(spec.language).name == spec.name,
+        "ready": reason is None,
+        "reason": reason,
+        "remedy": remedy,
+        "link": link,
+    }
+
+
+def voices_view(service: Service, manager: VoiceManager) -> dict[str, Any]:
+    """Every voice by language, each language's default first."""
+    catalog = service.catalog
+    voices = catalog.voices
+    return {
+        "languages": [
+            {
+                "code": code,
+                "default": catalog.default_for(code).name,
+                "voices": [
+                    voice_view(spec, service, manager) for spec in voices if spec.language == code
+                ],
+            }
+            for code in catalog.languages
+        ],
+        "can_add": manager.folder is not None,
+    }
+
+
+def status_view(service: Service) -> dict[str, Any]:
+    """The models (loaded or not, their speed verdict), the queue and the last requests."""
+    engine = service.engine
+    loaded = engine.models.loaded()
+    models = []
+    for settings in engine.settings.models:
+        entry: dict[str, Any] = {
+            "code": settings.code,
+            "model": settings.identity,
+            "loaded": settings.code in loaded,
+            "failure": engine.models.failure(settings.code),
+        }
+        model = engine.models.peek(settings.code)
+        if model is not None:
+            tuning = model.tuning
+            entry |= {
+                "quantized": bool(tuning.settings.quantize),
+                "threads": tuning.threads,
+                "first_audio_ms": round(tuning.speed.first_audio * 1000),
+                "rtf": round(tuning.speed.rtf, 2),
+                "verdict": (
+                    "fast enough" if tuning.speed.rtf >= SLOW_RTF else "slow: replies may stutter"
+                ),
+            }
+        models.append(entry)
+    scheduler = engine.scheduler
+    return {
+        "ready": engine.ready.done() and engine.ready.exception() is None,
+        "models": models,
+        "queue": {"in_care": scheduler.in_care, "max": scheduler.max_queue},
+        "recent": scheduler.recent.snapshot(),
+    }

@@ -1,0 +1,157 @@
+"""Changes to the household's voices: save a new one into the voices folder, rename, delete, and
+choose each language's default.
+
+Only files of the voices folder are ever written, renamed or removed; configured and built-in
+voices are read-only here. A file's name is always made from a validated voice name, never taken
+from a client. New files appear whole (written beside their target, then linked into place), so
+the catalog, which rescans the folder on every `describe`, never sees half a file.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import tempfile
+import unicodedata
+from pathlib import Path
+
+import numpy as np
+
+from ..settings import VoiceSpec
+from .catalog import VoiceCatalog, VoiceKind, voice_kind
+
+_LOGGER = logging.getLogger(__name__)
+
+NAME_RE = re.compile(r"[^\W_][\w-]{0,39}")
+"""A voice name: letters, digits, `_` and `-`, starting with a letter or digit, at most 40."""
+
+
+class VoiceEditError(Exception):
+    """A change that cannot be made; `code` is machine-readable, the message says why."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def valid_name(name: object) -> str:
+    """`name` normalised (NFC, trimmed), or `VoiceEditError` if it cannot name a voice file."""
+    if not isinstance(name, str):
+        raise VoiceEditError("invalid-name", "A voice name is required")
+    name = unicodedata.normalize("NFC", name.strip())
+    if not NAME_RE.fullmatch(name):
+        raise VoiceEditError(
+            "invalid-name",
+            "A voice name has 1 to 40 letters, digits, '-' or '_' and starts with a letter "
+            "or digit",
+        )
+    return name
+
+
+class VoiceManager:
+    """Saves, renames and deletes the voices folder's files and records default choices."""
+
+    def __init__(self, catalog: VoiceCatalog, folder: Path | None) -> None:
+        self.catalog = catalog
+        self.folder = folder
+        """Where new voices go (the first `--voices-dir`); None: voices cannot be added."""
+
+    def folder_for(self, language: str) -> Path:
+        """The folder a new voice of `language` is saved in (its language subfolder)."""
+        if self.folder is None:
+            raise VoiceEditError("no-voices-folder", "No voices folder is configured")
+        if language not in self.catalog.languages:
+            raise VoiceEditError("unknown-language", f"Language {language!r} is not served")
+        first = self.catalog.languages[0]
+        return self.folder if language == first else self.folder / language
+
+    def editable(self, spec: VoiceSpec) -> bool:
+        """Whether `spec` is a file of the voices folder (which the studio may change)."""
+        if self.folder is None or voice_kind(spec.source) is not VoiceKind.FILE:
+            return False
+        if any(spec.name == configured.name for configured in self.catalog.configured):
+            return False
+        parent = Path(spec.source).resolve().parent
+        root = self.folder.resolve()
+        return parent == root or (parent.parent == root and parent.name in self.catalog.languages)
+
+    def save(self, name: str, language: str, audio: np.ndarray, sample_rate: int) -> Path:
+        """Write `audio` (mono float) as the new voice `name` of `language` (a free name)."""
+        import soundfile
+
+        name = self.check_free(name)
+        folder = self.folder_for(language)
+        folder.mkdir(parents=True, exist_ok=True)
+        target = folder / f"{name}.wav"
+        handle, temporary = tempfile.mkstemp(dir=folder, prefix=".new-voice-", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "wb") as file:
+                soundfile.write(file, audio, sample_rate, format="WAV", subtype="PCM_16")
+                file.flush()
+                os.fsync(file.fileno())
+            _place(Path(temporary), target)
+        finally:
+            Path(temporary).unlink(missing_ok=True)
+        _LOGGER.info("Saved voice %s (%s): %s", name, language, target)
+        return target
+
+    def rename(self, old: str, new: str) -> VoiceSpec:
+        """Give a voice of the folder a new name (its file follows)."""
+        spec = self._own(old)
+        new = self.check_free(new)
+        source = Path(spec.source)
+        _place(source, source.with_name(new + source.suffix), move=True)
+        self.catalog.chosen.renamed(spec.name, new)
+        _LOGGER.info("Renamed voice %s to %s", spec.name, new)
+        return self.catalog.resolve(new)
+
+    def delete(self, name: str) -> None:
+        """Remove a voice of the folder (its file)."""
+        spec = self._own(name)
+        Path(spec.source).unlink()
+        self.catalog.chosen.forget(spec.name)
+        _LOGGER.info("Deleted voice %s (%s)", spec.name, spec.source)
+
+    def choose_default(self, language: str, name: str) -> None:
+        """Make `name` the default voice of `language`, now and after restarts."""
+        spec = self._known(name)
+        if spec.language != language:
+            raise VoiceEditError(
+                "wrong-language", f"Voice {spec.name} speaks {spec.language}, not {language}"
+            )
+        self.catalog.chosen.choose(language, spec.name)
+        _LOGGER.info("Default voice of %s: %s", language, spec.name)
+
+    def _known(self, name: object) -> VoiceSpec:
+        spec = next((s for s in self.catalog.voices if s.name == name), None)
+        if spec is None:
+            raise VoiceEditError("unknown-voice", f"No voice is called {str(name)[:40]!r}")
+        return spec
+
+    def _own(self, name: object) -> VoiceSpec:
+        spec = self._known(name)
+        if not self.editable(spec):
+            raise VoiceEditError(
+                "read-only-voice",
+                f"Voice {spec.name} is configured or built in: change it in the configuration",
+            )
+        return spec
+
+    def check_free(self, name: object) -> str:
+        """`name` validated and normalised, if no voice has it (in any case)."""
+        name = valid_name(name)
+        if any(spec.name.casefold() == name.casefold() for spec in self.catalog.voices):
+            raise VoiceEditError("name-taken", f"A voice is already called {name}")
+        return name
+
+
+def _place(source: Path, target: Path, *, move: bool = False) -> None:
+    """Link `source` to `target` without replacing an existing file (then drop `source` if
+    `move`): the target appears whole, and a file that appeared meanwhile is never lost."""
+    try:
+        os.link(source, target)
+    except FileExistsError:
+        raise VoiceEditError("name-taken", f"{target.name} already exists") from None
+    if move:
+        source.unlink()
