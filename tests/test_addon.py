@@ -33,7 +33,7 @@ from wyoming_pocket_tts.cli import (
 )
 
 from .model_factory import build_hf_cache
-from .supervisor import Invalid, merge_options, validate_options
+from .supervisor import RE_SCHEMA_ELEMENT, Invalid, merge_options, validate_options
 from .support import ServerProcess, describe, synthesize
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,22 +46,6 @@ needs_linter_schemas = pytest.mark.skipif(
     reason=f"{LINTER_SCHEMAS} is absent: the add-on linter's schemas come from the shared/ folder",
 )
 
-RE_SCHEMA_ELEMENT = re.compile(
-    r"^(?:"
-    r"|bool"
-    r"|email"
-    r"|url"
-    r"|port"
-    r"|device(?:\((?P<filter>subsystem=[a-z]+)\))?"
-    r"|str(?:\((?P<s_min>\d+)?,(?P<s_max>\d+)?\))?"
-    r"|password(?:\((?P<p_min>\d+)?,(?P<p_max>\d+)?\))?"
-    r"|int(?:\((?P<i_min>-?\d+)?,(?P<i_max>-?\d+)?\))?"
-    r"|float(?:\((?P<f_min>-?\d*\.?\d+)?,(?P<f_max>-?\d*\.?\d+)?\))?"
-    r"|match\((?P<match>.*)\)"
-    r"|list\((?P<list>.+)\)"
-    r")\??$"
-)
-"""The option types the Supervisor accepts (supervisor/addons/options.py, RE_SCHEMA_ELEMENT)."""
 
 DEPRECATED_ARCHES = {"armhf", "armv7", "i386"}
 ADDON_RUN_TIMEOUT = 60.0

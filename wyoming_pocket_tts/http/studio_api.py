@@ -16,9 +16,9 @@ from aiohttp import web
 
 from ..audio import sample_check
 from ..audio.sample_check import SampleRefused
+from ..intake import Intake
 from ..service import Service
 from ..text.pronunciations import PronunciationError
-from ..text.speech import prepare_for_speech
 from ..voices.manage import VoiceEditError, VoiceManager, valid_name
 from .studio import StudioError
 from .studio_views import status_view, voice_view, voices_view
@@ -128,16 +128,8 @@ class StudioApi:
         if not isinstance(text, str) or len(text) > MAX_PREPARE_CHARS:
             raise StudioError(400, "bad-text", f"Text of at most {MAX_PREPARE_CHARS} characters")
         voice = self.service.catalog.resolve(body.get("voice"), body.get("language"))
-        settings = self.service.settings
-        lexicon = self.service.pronunciations.lexicon(voice.language)
-        prepared = await asyncio.to_thread(
-            prepare_for_speech,
-            text,
-            voice.language,
-            clean=settings.clean_text,
-            numbers=settings.number_words,
-            pronounce=lexicon.apply,
-        )
+        # Exactly the intake's preparation, so the page shows what a request would speak.
+        prepared = await asyncio.to_thread(Intake(self.service).prepare, text, voice.language)
         return web.json_response(
             {"voice": voice.name, "language": voice.language, "prepared": prepared}
         )
