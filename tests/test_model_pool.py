@@ -96,7 +96,7 @@ def test_each_model_runs_with_the_threads_it_was_tuned_for(
     english, french = pool.get("en"), pool.get("fr")
     english.tuning = type(english.tuning)(**{**vars(english.tuning), "threads": 3})
     set_to: list[int] = []
-    monkeypatch.setattr(models_module, "torch_threads", set_to.append)
+    monkeypatch.setattr(models_module, "set_torch_threads", set_to.append)
     pool.get("en")
     pool.get("en")
     pool.get("fr")

@@ -15,12 +15,18 @@ from collections.abc import Iterator
 import pytest
 
 from wyoming_pocket_tts.engine import scheduler as scheduler_module
-from wyoming_pocket_tts.engine.request import BYTES_PER_SECOND, Listener, SpeechRequest
+from wyoming_pocket_tts.engine.request import BYTES_PER_SECOND, Listener, Piece, SpeechRequest
 from wyoming_pocket_tts.engine.scheduler import EngineBusy, Scheduler
 from wyoming_pocket_tts.errors import BUSY, SHUTDOWN, TEXT_TOO_LONG, JobError
 from wyoming_pocket_tts.settings import VoiceSpec
 
 WARNING = JobError(TEXT_TOO_LONG, "a warning")
+
+
+def next_text(sched: Scheduler, is_warm):  # -> (request, text) | None
+    """`Scheduler.next`, with the piece given as its text."""
+    work = sched.next(is_warm)
+    return None if work is None else (work[0], work[1].text)
 
 
 class Clock:
@@ -72,7 +78,7 @@ def test_the_request_that_runs_out_first_goes_first(clock: Clock, loop) -> None:
     sched.add_text(older, "o1")
     clock.now += 1
     sched.add_text(newer, "n1")
-    assert sched.next(warm) == (older, "o1")
+    assert next_text(sched, warm) == (older, "o1")
     sched.done(older)
     # Ties go to the request admitted first.
     first, second = make(loop), make(loop)
@@ -80,9 +86,9 @@ def test_the_request_that_runs_out_first_goes_first(clock: Clock, loop) -> None:
     sched.admit(second)
     sched.add_text(second, "s")
     sched.add_text(first, "f")
-    assert sched.next(warm) == (newer, "n1")
+    assert next_text(sched, warm) == (newer, "n1")
     sched.done(newer)
-    assert sched.next(warm) == (first, "f")
+    assert next_text(sched, warm) == (first, "f")
 
 
 def test_a_listener_with_audio_left_waits_for_one_without(clock: Clock, loop) -> None:
@@ -95,7 +101,7 @@ def test_a_listener_with_audio_left_waits_for_one_without(clock: Clock, loop) ->
     clock.now += 5
     sched.add_text(silent, "s1")
     assert playing.runs_out_at == 110.0 and silent.runs_out_at == 105.0
-    assert sched.next(warm) == (silent, "s1")
+    assert next_text(sched, warm) == (silent, "s1")
 
 
 def test_later_text_keeps_the_time_the_oldest_text_became_ready(clock: Clock, loop) -> None:
@@ -126,23 +132,23 @@ def test_warm_goes_first_until_a_cold_piece_has_waited_and_the_engine_has_stayed
         return hot_is_warm[request.voice.name]
 
     clock.now += 1.0  # the cold piece is out of audio for exactly 1.5 s: not more
-    assert sched.next(is_warm) == (hot, "h1")
+    assert next_text(sched, is_warm) == (hot, "h1")
     sched.done(hot)
     clock.now += 1.0  # 2.0 s: it must switch (the engine has stayed with `hot` for long)
-    assert sched.next(is_warm) == (cold, "c1")
+    assert next_text(sched, is_warm) == (cold, "c1")
     clock.now += 3.0  # the switch took 3 s
     sched.done(cold)
     cold.listener.heard(100.0, clock.now)  # `cold` now has plenty of audio
     hot_is_warm = {"hot": False, "cold": True}
     clock.now += 1.5  # `hot` is starved, but the engine stayed 1.5 s < the 3 s the switch took
-    assert sched.next(is_warm) == (cold, "c2")
+    assert next_text(sched, is_warm) == (cold, "c2")
     sched.done(cold)
     clock.now += 1.5  # stayed exactly as long as the switch took: enough
-    assert sched.next(is_warm) == (hot, "h2")
+    assert next_text(sched, is_warm) == (hot, "h2")
     sched.done(hot)
     # Nothing warm is ready: the cold piece goes at once.
     hot_is_warm = {"hot": False, "cold": False}
-    assert sched.next(is_warm) == (hot, "h3")
+    assert next_text(sched, is_warm) == (hot, "h3")
 
 
 def test_the_most_urgent_warm_piece_goes_and_warm_pieces_are_not_switches(
@@ -163,19 +169,19 @@ def test_the_most_urgent_warm_piece_goes_and_warm_pieces_are_not_switches(
     def is_warm(request: SpeechRequest) -> bool:
         return warmth[request.voice.name]
 
-    assert sched.next(is_warm) == (older, "o")  # `cold` waits, the older warm one goes
+    assert next_text(sched, is_warm) == (older, "o")  # `cold` waits, the older warm one goes
     sched.done(older)
     clock.now = 102.0  # `cold` starved 2 s: switch
-    assert sched.next(is_warm) == (cold, "c1")
+    assert next_text(sched, is_warm) == (cold, "c1")
     clock.now = 102.5
     sched.done(cold)  # the switch took 0.5 s
     warmth = {"cold": True, "older": False, "newer": False}
-    assert sched.next(is_warm) == (cold, "c2")  # the most urgent, and warm: no switch
+    assert next_text(sched, is_warm) == (cold, "c2")  # the most urgent, and warm: no switch
     clock.now = 104.0
     sched.done(cold)
     cold.listener.heard(100.0, clock.now)
     # The engine has stayed 1.5 s since the switch (the warm piece did not restart that).
-    assert sched.next(is_warm) == (newer, "n")
+    assert next_text(sched, is_warm) == (newer, "n")
 
 
 def test_a_cold_piece_goes_at_once_when_nothing_warm_is_ready(clock: Clock, loop) -> None:
@@ -183,7 +189,7 @@ def test_a_cold_piece_goes_at_once_when_nothing_warm_is_ready(clock: Clock, loop
     request = make(loop)
     sched.admit(request)
     sched.add_text(request, "x")
-    assert sched.next(lambda _: False) == (request, "x")
+    assert next_text(sched, lambda _: False) == (request, "x")
 
 
 def test_at_most_max_queue_listeners_and_a_listeners_later_requests_do_not_count(loop) -> None:
@@ -210,10 +216,10 @@ def test_only_the_first_request_of_a_line_competes(clock: Clock, loop) -> None:
     clock.now += 1
     sched.add_text(first, "f")
     sched.close(first)
-    assert sched.next(warm) == (first, "f")
+    assert next_text(sched, warm) == (first, "f")
     sched.done(first)
     assert first.finished and outputs(loop, first) == [None]
-    assert sched.next(warm) == (later, "l")
+    assert next_text(sched, warm) == (later, "l")
     assert sched.in_care == 1
 
 
@@ -226,10 +232,10 @@ def test_a_listener_holding_max_buffered_bytes_is_paused(clock: Clock, loop) -> 
     clock.now += 1
     sched.add_text(other, "o")
     full.listener.add(1000)
-    assert sched.next(warm) == (other, "o")
+    assert next_text(sched, warm) == (other, "o")
     sched.done(other)
     full.listener.remove(1)
-    assert sched.next(warm) == (full, "f")
+    assert next_text(sched, warm) == (full, "f")
 
 
 def test_the_rest_of_a_piece_goes_back_first_in_order(loop) -> None:
@@ -237,12 +243,12 @@ def test_the_rest_of_a_piece_goes_back_first_in_order(loop) -> None:
     request = make(loop)
     sched.admit(request)
     sched.add_text(request, "c")
-    assert sched.next(warm) == (request, "c")
+    assert next_text(sched, warm) == (request, "c")
     sched.add_text(request, "d")
-    sched.done(request, ["a", "b"])
+    sched.done(request, [Piece(t) for t in ["a", "b"]])
     spoken = []
     for _ in range(3):
-        piece = sched.next(warm)
+        piece = next_text(sched, warm)
         assert piece is not None
         spoken.append(piece[1])
         sched.done(request)
@@ -260,8 +266,8 @@ def test_close_ends_a_request_once_its_text_is_spoken(loop) -> None:
     sched.close(busy)  # text still pending: not yet
     assert not busy.finished
     sched.add_text(running, "r")
-    assert sched.next(warm) in ((busy, "b"), (running, "r"))
-    piece = sched.next(warm)
+    assert next_text(sched, warm) in ((busy, "b"), (running, "r"))
+    piece = next_text(sched, warm)
     assert piece is not None
     sched.close(running)  # running: ends when the engine is done
     assert not running.finished
@@ -277,7 +283,7 @@ def test_an_open_request_stays_after_its_text_is_spoken(loop) -> None:
     request = make(loop)
     sched.admit(request)
     sched.add_text(request, "a")
-    assert sched.next(warm) == (request, "a")
+    assert next_text(sched, warm) == (request, "a")
     sched.done(request)
     assert not request.finished and sched.in_care == 1
 
@@ -290,14 +296,14 @@ def test_cancel_ends_an_idle_request_now_and_a_running_one_when_its_piece_is_don
     sched.add_text(idle, "never spoken")
     sched.add_text(running, "r")
     sched.add_text(running, "dropped")
-    assert sched.next(lambda r: r is running) == (running, "r")
+    assert next_text(sched, lambda r: r is running) == (running, "r")
     sched.cancel(idle)
     assert idle.finished and idle.stop.is_set() and not idle.pending and idle.errors == []
     sched.fail(running, WARNING)
     assert not running.finished and running.stop.is_set() and not running.pending
     sched.add_text(running, "late")
     assert not running.pending
-    sched.done(running, ["rest"])
+    sched.done(running, [Piece(t) for t in ["rest"]])
     assert running.finished and [e.code for e in running.errors] == [TEXT_TOO_LONG]
     assert outputs(loop, running) == [None]
     assert sched.in_care == 0
@@ -309,7 +315,7 @@ def test_abandon_ends_the_output_even_while_the_engine_is_stuck_in_it(loop) -> N
     sched.admit(request)
     sched.add_text(request, "a")
     sched.add_text(request, "b")
-    assert sched.next(warm) == (request, "a")
+    assert next_text(sched, warm) == (request, "a")
     sched.abandon(request)
     assert request.finished and request.stop.is_set() and not request.pending
     assert [e.code for e in request.errors] == [SHUTDOWN]
@@ -331,7 +337,7 @@ def test_stop_ends_every_request_with_shutdown_and_refuses_new_ones(loop) -> Non
         assert request.finished and request.stop.is_set()
         assert [e.code for e in request.errors] == [SHUTDOWN]
         assert outputs(loop, request) == [None]
-    assert sched.next(warm) is None
+    assert next_text(sched, warm) is None
     with pytest.raises(EngineBusy) as refused:
         sched.admit(make(loop))
     assert refused.value.error.code == SHUTDOWN
@@ -342,7 +348,7 @@ def test_next_waits_for_text_and_stop_wakes_it(loop) -> None:
     request = make(loop)
     sched.admit(request)
     got: list[object] = []
-    engine = threading.Thread(target=lambda: got.append(sched.next(warm)), daemon=True)
+    engine = threading.Thread(target=lambda: got.append(next_text(sched, warm)), daemon=True)
     engine.start()
     engine.join(0.05)
     assert engine.is_alive() and not got  # nothing to speak yet: it waits
@@ -350,7 +356,7 @@ def test_next_waits_for_text_and_stop_wakes_it(loop) -> None:
     engine.join(10)
     assert got == [(request, "x")]
     sched.done(request)
-    engine = threading.Thread(target=lambda: got.append(sched.next(warm)), daemon=True)
+    engine = threading.Thread(target=lambda: got.append(next_text(sched, warm)), daemon=True)
     engine.start()
     sched.stop()
     engine.join(10)
@@ -360,7 +366,7 @@ def test_next_waits_for_text_and_stop_wakes_it(loop) -> None:
 def test_stop_wakes_an_engine_waiting_with_nothing_in_care() -> None:
     sched = Scheduler(max_queue=5)
     got: list[object] = []
-    engine = threading.Thread(target=lambda: got.append(sched.next(warm)), daemon=True)
+    engine = threading.Thread(target=lambda: got.append(next_text(sched, warm)), daemon=True)
     engine.start()
     engine.join(0.05)
     sched.stop()
@@ -375,7 +381,7 @@ def test_a_paused_listener_resumes_when_it_reads(loop) -> None:
     sched.add_text(request, "x")
     request.listener.add(1000)
     got: list[object] = []
-    engine = threading.Thread(target=lambda: got.append(sched.next(warm)), daemon=True)
+    engine = threading.Thread(target=lambda: got.append(next_text(sched, warm)), daemon=True)
     engine.start()
     engine.join(0.05)
     assert not got
@@ -393,7 +399,7 @@ def test_a_finished_request_wakes_the_engine_for_the_next_in_its_line(loop) -> N
     sched.admit(later)
     sched.add_text(later, "l")  # waits behind `first`
     got: list[object] = []
-    engine = threading.Thread(target=lambda: got.append(sched.next(warm)), daemon=True)
+    engine = threading.Thread(target=lambda: got.append(next_text(sched, warm)), daemon=True)
     engine.start()
     engine.join(0.05)
     assert not got
@@ -408,9 +414,9 @@ def test_the_engine_is_woken_when_a_piece_is_done_and_more_is_ready(loop) -> Non
     sched.admit(request)
     for piece in ("a", "b"):
         sched.add_text(request, piece)
-    assert sched.next(warm) == (request, "a")
+    assert next_text(sched, warm) == (request, "a")
     got: list[object] = []
-    engine = threading.Thread(target=lambda: got.append(sched.next(warm)), daemon=True)
+    engine = threading.Thread(target=lambda: got.append(next_text(sched, warm)), daemon=True)
     engine.start()  # a second engine call waits while `request` is running
     engine.join(0.05)
     assert not got
