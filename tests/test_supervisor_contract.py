@@ -337,7 +337,7 @@ def test_options_saved_by_0_1_0(tmp_path: Path, hub: Path) -> None:
         "using /config/voices instead"
     ]
     assert (run.host["/config"] / "voices").is_dir()
-    assert "; --quantize off)" in run.log  # 0.1.0's quantize: false
+    assert "; --quantize off," in run.log  # 0.1.0's quantize: false (the speed line)
 
 
 def test_voices_folder_missing_and_unwritable(tmp_path: Path, hub: Path) -> None:
