@@ -141,14 +141,19 @@ def test_playing_a_voice_streams_its_speech(tiny_model: TinyModel, tmp_path: Pat
     asyncio.run(scenario())
 
 
-def test_record_with_the_microphone_trim_and_save(tiny_model: TinyModel, tmp_path: Path) -> None:
-    folder, data = _folders(tmp_path)
+def _fake_microphone(tmp_path: Path) -> list[str]:
+    """Chromium flags for a microphone that plays 12 s of a synthetic voice (48 kHz)."""
     voice = write_voice_wav(tmp_path / "microphone.wav", 12.0, sample_rate=48000, seed=5)
-    microphone = [
+    return [
         "--use-fake-device-for-media-stream",
         "--use-fake-ui-for-media-stream",
         f"--use-file-for-fake-audio-capture={voice}",
     ]
+
+
+def test_record_with_the_microphone_trim_and_save(tiny_model: TinyModel, tmp_path: Path) -> None:
+    folder, data = _folders(tmp_path)
+    microphone = _fake_microphone(tmp_path)
 
     async def scenario() -> None:
         settings = StudioSettings(voices_dir=folder)
@@ -303,12 +308,7 @@ def test_a_browser_recording_file_is_taken(
     """What browsers' own recorders make (webm/opus; mp4 where MediaRecorder has it) is decoded
     by the browser and sent as WAV: the server needs no decoder for it."""
     folder, data = _folders(tmp_path)
-    voice = write_voice_wav(tmp_path / "microphone.wav", 12.0, sample_rate=48000, seed=5)
-    microphone = [
-        "--use-fake-device-for-media-stream",
-        "--use-fake-ui-for-media-stream",
-        f"--use-file-for-fake-audio-capture={voice}",
-    ]
+    microphone = _fake_microphone(tmp_path)
 
     async def scenario() -> None:
         settings = StudioSettings(voices_dir=folder)
