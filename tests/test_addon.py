@@ -28,9 +28,9 @@ from wyoming_pocket_tts.addon_repair import settle_options
 from wyoming_pocket_tts.cli import (
     HTTP_TOKEN_ENV,
     build_parser,
-    builtin_languages,
     parse_settings,
 )
+from wyoming_pocket_tts.pocket import builtin_models
 
 from .model_factory import build_hf_cache
 from .supervisor import RE_SCHEMA_ELEMENT, Invalid, merge_options, validate_options
@@ -198,7 +198,7 @@ def test_language_choices_are_pocket_tts_models(config: dict[str, Any]) -> None:
     match = re.fullmatch(r"list\((.+)\)", config["schema"]["language"].strip())
     assert match
     choices = match.group(1).split("|")
-    assert set(choices) <= set(builtin_languages())
+    assert set(choices) <= set(builtin_models())
     assert config["options"]["language"] in choices
     assert config["schema"]["languages"] == [config["schema"]["language"]]  # the same choices
 
@@ -539,7 +539,7 @@ def test_settle_names_each_change_once() -> None:
         "loudness": "-99",
         "quantize": "False",
     }
-    settled, notes = settle_options(options, addon.OPTIONS, builtin_languages(), {})
+    settled, notes = settle_options(options, addon.OPTIONS, builtin_models(), {})
     assert settled["languages"] == ["french"] and "colour" not in settled
     assert "loudness" not in settled and settled["quantize"] == "False"
     assert len(notes) == 3, notes

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from wyoming_pocket_tts.cli import builtin_languages, parse_settings
+from wyoming_pocket_tts.cli import parse_settings
+from wyoming_pocket_tts.pocket import builtin_models, default_voice_source, language_code
 from wyoming_pocket_tts.settings import VoiceSpec
-from wyoming_pocket_tts.voices.catalog import VoiceCatalog, language_code, parse_voice_arg
-from wyoming_pocket_tts.voices.defaults import default_voice_source
+from wyoming_pocket_tts.voices.catalog import VoiceCatalog, parse_voice_arg
 
 
 def test_defaults() -> None:
@@ -40,12 +40,12 @@ def test_voices_keep_order_and_bare_names(tmp_path: Path) -> None:
 
 def test_builtin_languages_listed_without_importing_torch() -> None:
     code = (
-        "import sys; from wyoming_pocket_tts.cli import builtin_languages as b; "
+        "import sys; from wyoming_pocket_tts.pocket import builtin_models as b; "
         "print(len(b()), 'torch' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     count, torch_loaded = out.stdout.split()
-    assert int(count) == len(builtin_languages()) > 5
+    assert int(count) == len(builtin_models()) > 5
     assert torch_loaded == "False"
 
 
@@ -155,7 +155,7 @@ def test_each_language_gets_its_default_voice_without_importing_torch() -> None:
 def test_default_voices_match_pocket_tts() -> None:
     from pocket_tts.default_parameters import get_default_voice_for_language
 
-    for language in [*builtin_languages(), None]:
+    for language in [*builtin_models(), None]:
         config = None if language else "/custom.yaml"
         _, source = default_voice_source(language, config)
         assert source == get_default_voice_for_language(language, config), language
@@ -201,8 +201,8 @@ def test_parse_voice_arg_rejects_empty() -> None:
 
 def test_language_codes() -> None:
     settings = parse_settings(["--language", "french_24l"])
-    assert language_code(settings.engine.model) == "fr"
-    assert language_code(parse_settings(["--language", "english_2m_2026-10"]).engine.model) == "en"
+    assert settings.engine.model.code == "fr"
+    assert language_code("english_2m_2026-10") == "en"
 
 
 def test_catalog_never_resolves_unknown_names_to_anything_but_the_default() -> None:

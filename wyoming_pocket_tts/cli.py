@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib.util
 import os
 import re
 from collections.abc import Sequence
@@ -13,6 +12,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from . import __version__
+from .pocket import builtin_models, language_code
 from .settings import (
     DEFAULT_LOUDNESS_LUFS,
     DEFAULT_SPEED,
@@ -26,7 +26,7 @@ from .settings import (
     SpeechSettings,
     VoiceSpec,
 )
-from .voices.catalog import VoiceKind, language_code, parse_voice_arg, voice_kind
+from .voices.catalog import VoiceKind, parse_voice_arg, voice_kind
 
 DEFAULT_URI = "tcp://0.0.0.0:10200"
 QUANTIZE_MODES = ("auto", "on", "off")
@@ -52,15 +52,6 @@ class Settings:
     http: HttpSettings = dataclasses.field(default_factory=HttpSettings)
     """The OpenAI-compatible HTTP side (off unless --http-port)."""
     debug: bool = False
-
-
-def builtin_languages() -> list[str]:
-    """Names of the models pocket-tts ships configs for, read without importing it (or torch)."""
-    spec = importlib.util.find_spec("pocket_tts")
-    if spec is None or not spec.submodule_search_locations:
-        return []
-    config_dir = Path(next(iter(spec.submodule_search_locations))) / "config"
-    return sorted(path.stem for path in config_dir.glob("*.yaml"))
 
 
 def default_data_dir() -> Path:
@@ -437,7 +428,7 @@ def _models(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[
                 threads=args.threads,
             )
         else:
-            known = builtin_languages()
+            known = builtin_models()
             if value not in known:
                 parser.error(
                     f"--language {value}: not a pocket-tts model (choose from {', '.join(known)})"
@@ -445,7 +436,7 @@ def _models(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[
             model = ModelSettings(
                 language=value, quantize=_QUANTIZE[args.quantize], threads=args.threads
             )
-        model = dataclasses.replace(model, code=code or language_code(model))
+        model = dataclasses.replace(model, code=code or language_code(model.language, model.config))
         if any(other.code == model.code for other in models):
             parser.error(
                 f"{flag} {value}: a model for language {model.code} is already configured "

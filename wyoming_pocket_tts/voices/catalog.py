@@ -15,25 +15,14 @@ from enum import Enum
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from ..pocket import default_voice_source
 from ..settings import MAX_SPEED, MIN_SPEED, ModelSettings, VoiceSpec
 from .choices import DefaultChoices
-from .defaults import default_voice_source
 from .folder import VoiceFolder, file_version
 
 _LOGGER = logging.getLogger(__name__)
 
 _URL_PREFIXES = ("hf://", "http://", "https://")
-
-_LANGUAGE_CODES = {
-    "english": "en",
-    "french": "fr",
-    "german": "de",
-    "portuguese": "pt",
-    "italian": "it",
-    "spanish": "es",
-    "dutch": "nl",
-}
-"""Pocket-TTS model names start with the language they speak; Home Assistant wants ISO codes."""
 
 
 class VoiceKind(str, Enum):
@@ -108,15 +97,6 @@ def same_language(requested: str, code: str) -> bool:
     """Whether a requested language (`fr`, `fr-FR`, `fr_CA`) is the one `code` names."""
     requested, code = requested.lower().replace("_", "-"), code.lower().replace("_", "-")
     return requested == code or requested.split("-")[0] == code.split("-")[0]
-
-
-def language_code(model: ModelSettings) -> str:
-    """The ISO code of a model's language, from its name or config file name ('en' if unknown)."""
-    stem = model.language or Path(model.config.split("@")[0] if model.config else "").stem
-    for prefix, code in _LANGUAGE_CODES.items():
-        if stem.lower().startswith(prefix):
-            return code
-    return "en"
 
 
 def default_voice(model: ModelSettings) -> VoiceSpec:
