@@ -1,5 +1,6 @@
 """Command-line parsing: defaults, voices, and one-line errors with exit code 2."""
 
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
@@ -8,7 +9,7 @@ import pytest
 
 from wyoming_pocket_tts.cli import parse_settings
 from wyoming_pocket_tts.pocket import builtin_models, default_voice_source, language_code
-from wyoming_pocket_tts.settings import VoiceSpec
+from wyoming_pocket_tts.settings import EngineSettings, HttpSettings, ServerSettings, VoiceSpec
 from wyoming_pocket_tts.voices.catalog import VoiceCatalog, parse_voice_arg
 
 
@@ -280,3 +281,11 @@ def test_bad_http_flags_exit_2(
         parse_settings(argv)
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_flag_defaults_are_the_settings_own() -> None:
+    """argparse reads its defaults from the dataclasses, so a bare command line is the defaults."""
+    settings = parse_settings([])
+    assert settings.server == ServerSettings()
+    assert settings.http == HttpSettings()
+    assert dataclasses.replace(settings.engine, data_dir=None) == EngineSettings()

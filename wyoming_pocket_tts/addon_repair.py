@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from .cli import QUANTIZE_MODES, build_parser
-from .cli import _loudness as parse_loudness
+from .flags import loudness_target
 from .pocket import builtin_models, builtin_voice_names, language_code
 from .voices.catalog import VoiceKind, voice_kind
 
@@ -204,7 +204,7 @@ def _loudness_ok(value: str) -> bool:
     if not value.strip():
         return True  # no flag: the server's default
     try:
-        parse_loudness(value)
+        loudness_target(value)
     except argparse.ArgumentTypeError:
         return False
     return True

@@ -16,7 +16,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from ..pocket import default_voice_source
-from ..settings import MAX_SPEED, MIN_SPEED, ModelSettings, VoiceSpec
+from ..settings import LANGUAGE_CODE, MAX_SPEED, MIN_SPEED, ModelSettings, VoiceSpec
 from .choices import DefaultChoices
 from .folder import VoiceFolder, file_version
 
@@ -43,7 +43,7 @@ def voice_kind(source: str) -> VoiceKind:
     return VoiceKind.BUILTIN
 
 
-_LANGUAGE_PREFIX_RE = re.compile(r"^([A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})?):(?!//)(.+)$")
+_LANGUAGE_PREFIX_RE = re.compile(rf"^({LANGUAGE_CODE}):(?!//)(.+)$")
 """`fr:mamie=...`: a language code, then a colon not starting a URL (`hf://...`)."""
 _SPEED_SUFFIX_RE = re.compile(r",\s*speed\s*=\s*([^,=]*)$")
 """`...,speed=1.2` at the very end: no voice source ends like that."""
