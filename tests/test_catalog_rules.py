@@ -77,7 +77,7 @@ def test_a_voice_found_in_a_folder_later_is_resolved(tmp_path: Path) -> None:
     tone = 0.1 * np.sin(np.arange(24000) * 2 * np.pi * 220 / 24000)
     soundfile.write(tmp_path / "fr" / "late.wav", tone, 24000)
     late = catalog.resolve("late")
-    assert late.name == "late" and late.language == "fr"
+    assert late.name == "late" and late.code == "fr"
     catalog.failures.record(late, "not audio")
     assert catalog.resolve("late").name == "anna"  # French has no voice of its own: the default
 
@@ -126,11 +126,11 @@ def test_same_language_matches_regions_and_separators_only() -> None:
 
 
 def test_each_language_without_a_voice_gets_its_default_named_apart() -> None:
-    models = [ModelSettings(language="english"), ModelSettings(language="french", code="fr")]
+    models = [ModelSettings(model="english"), ModelSettings(model="french", code="fr")]
     french = default_voice(models[1])
     taken = [VoiceSpec(french.name, "alba", "en")]
     voices = with_default_voices(taken, models)
-    assert [(v.name, v.language) for v in voices] == [
+    assert [(v.name, v.code) for v in voices] == [
         (french.name, "en"),
         (f"{french.name}-fr", "fr"),
     ]

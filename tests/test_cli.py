@@ -16,8 +16,8 @@ from wyoming_pocket_tts.voices.catalog import VoiceCatalog, parse_voice_arg
 def test_defaults() -> None:
     settings = parse_settings([])
     assert settings.server.uri == "tcp://0.0.0.0:10200"
-    assert settings.engine.model.language == "english"
-    assert settings.engine.model.config is None
+    assert settings.engine.default_model.model == "english"
+    assert settings.engine.default_model.config is None
     assert settings.engine.voice_cache_size == 2
     assert settings.voices == ()
     assert settings.server.clean_text
@@ -122,12 +122,12 @@ def test_several_languages_keep_their_order_codes_and_voices(tmp_path: Path) -> 
         ]
     )  # fmt: skip
     models = settings.engine.models
-    assert [(m.language, m.config, m.code) for m in models] == [
+    assert [(m.model, m.config, m.code) for m in models] == [
         ("german", None, "de"),
         (None, str(config), "fr"),
         ("english_2m_2026-10", None, "en"),
     ]
-    assert settings.engine.model is models[0]
+    assert settings.engine.default_model is models[0]
     assert settings.voices == (
         VoiceSpec("mamie", "estelle", "fr"),
         VoiceSpec("opa", "juergen", "de"),
@@ -135,8 +135,8 @@ def test_several_languages_keep_their_order_codes_and_voices(tmp_path: Path) -> 
     assert (settings.engine.max_models, settings.engine.preload) == (3, True)
     # --language-code names the first model; a custom config without CODE= is named by its file.
     coded = parse_settings(["--model-config", str(config), "--language-code", "fr-CA"])
-    assert coded.engine.model.code == "fr-CA"
-    assert parse_settings(["--model-config", str(config)]).engine.model.code == "fr"
+    assert coded.engine.default_model.code == "fr-CA"
+    assert parse_settings(["--model-config", str(config)]).engine.default_model.code == "fr"
 
 
 def test_each_language_gets_its_default_voice_without_importing_torch() -> None:
@@ -146,7 +146,7 @@ def test_each_language_gets_its_default_voice_without_importing_torch() -> None:
         "from wyoming_pocket_tts.server import TtsServer; "
         "s = TtsServer(parse_settings(['--language', 'french', '--language', 'english', "
         "'--voice', 'en:bob=alba'])); "
-        "print(*(f'{v.name}:{v.language}' for v in s.catalog.voices), 'torch' in sys.modules)"
+        "print(*(f'{v.name}:{v.code}' for v in s.catalog.voices), 'torch' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     # English has a configured voice; French gets pocket-tts's own default for French.
@@ -202,7 +202,7 @@ def test_parse_voice_arg_rejects_empty() -> None:
 
 def test_language_codes() -> None:
     settings = parse_settings(["--language", "french_24l"])
-    assert settings.engine.model.code == "fr"
+    assert settings.engine.default_model.code == "fr"
     assert language_code("english_2m_2026-10") == "en"
 
 

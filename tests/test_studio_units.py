@@ -28,11 +28,11 @@ from wyoming_pocket_tts.voices.manage import VoiceEditError, VoiceManager
 
 from .model_factory import write_voice_wav
 
-BUILTIN = VoiceSpec(name="alba", source="alba", language="en")
+BUILTIN = VoiceSpec(name="alba", source="alba", code="en")
 
 
 def _catalog(folder: Path, data: Path, languages: tuple[str, ...] = ("en", "fr")) -> VoiceCatalog:
-    voices = [BUILTIN, VoiceSpec(name="marius", source="marius", language="fr")]
+    voices = [BUILTIN, VoiceSpec(name="marius", source="marius", code="fr")]
     return VoiceCatalog(voices, [folder], languages, DefaultChoices(data))
 
 
@@ -55,7 +55,7 @@ def test_a_saved_voice_is_listed_in_its_language_folder(tmp_path: Path) -> None:
     manager.save("grandma", "en", audio, rate)
     manager.save("mamie", "fr", audio, rate)
     assert (folder / "grandma.wav").is_file() and (folder / "fr" / "mamie.wav").is_file()
-    names = {spec.name: spec.language for spec in catalog.voices}
+    names = {spec.name: spec.code for spec in catalog.voices}
     assert names["grandma"] == "en" and names["mamie"] == "fr"
     assert not [p for p in folder.rglob("*") if p.suffix == ".tmp"]
 

@@ -329,7 +329,7 @@ def _models(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[
             if prefixed:
                 code, value = prefixed.group(1), prefixed.group(2)
             model = ModelSettings(
-                language=None,
+                model=None,
                 config=_config(parser, value),
                 quantize=_QUANTIZE[args.quantize],
                 threads=args.threads,
@@ -341,9 +341,9 @@ def _models(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[
                     f"--language {value}: not a pocket-tts model (choose from {', '.join(known)})"
                 )
             model = ModelSettings(
-                language=value, quantize=_QUANTIZE[args.quantize], threads=args.threads
+                model=value, quantize=_QUANTIZE[args.quantize], threads=args.threads
             )
-        model = dataclasses.replace(model, code=code or language_code(model.language, model.config))
+        model = dataclasses.replace(model, code=code or language_code(model.model, model.config))
         if any(other.code == model.code for other in models):
             parser.error(
                 f"{flag} {value}: a model for language {model.code} is already configured "
@@ -375,9 +375,9 @@ def _check_voices(
     for spec in voices:
         if any(other.name == spec.name for other in checked):
             parser.error(f"--voice {spec.name}: configured twice")
-        if spec.language and spec.language not in codes:
+        if spec.code and spec.code not in codes:
             parser.error(
-                f"--voice {spec.language}:{spec.name}: no model for language {spec.language} "
+                f"--voice {spec.code}:{spec.name}: no model for language {spec.code} "
                 f"(configured: {', '.join(codes)})"
             )
         if (
@@ -385,7 +385,7 @@ def _check_voices(
             and not Path(spec.source).expanduser().is_file()
         ):
             parser.error(f"--voice {spec.name}: no such file {spec.source}")
-        checked.append(dataclasses.replace(spec, language=spec.language or codes[0]))
+        checked.append(dataclasses.replace(spec, code=spec.code or codes[0]))
     return tuple(checked)
 
 

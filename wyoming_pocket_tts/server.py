@@ -102,9 +102,9 @@ class TtsServer:
         await asyncio.wrap_future(self.engine.ready)
         _LOGGER.info(
             "Ready: %s on %s, voices: %s",
-            ", ".join(f"{model.identity} ({model.code})" for model in self.settings.engine.models),
+            ", ".join(f"{model.label} ({model.code})" for model in self.settings.engine.models),
             self.address,
-            ", ".join(f"{spec.name} ({spec.language})" for spec in self.catalog.voices),
+            ", ".join(f"{spec.name} ({spec.code})" for spec in self.catalog.voices),
         )
         if self.engine.tuning is not None:
             log_speed_verdict(self.engine.tuning)

@@ -39,8 +39,9 @@ class VoiceSpec:
     """Name listed in `info` and matched against a client's `voice.name`."""
     source: str
     """A pocket-tts built-in voice, an audio or `.safetensors` file, or an hf:// or https:// URL."""
-    language: str = ""
-    """Code of the model that speaks it (`ModelSettings.code`); empty: the first model's."""
+    code: str = ""
+    """Language code of the model that speaks it (`ModelSettings.code`); empty: the first
+    model's."""
     speed: float | None = None
     """Speaking rate of this voice (0.5-2.0); None: the server's `SpeechSettings.speed`."""
 
@@ -49,7 +50,7 @@ class VoiceSpec:
 class ModelSettings:
     """Which Pocket-TTS model to load and how."""
 
-    language: str | None = "english"
+    model: str | None = "english"
     """A pocket-tts built-in model (`english`, `french_24l`, ...); None when `config` is set."""
     config: str | None = None
     """A pocket-tts YAML config: local path, https:// or hf:// URL."""
@@ -63,9 +64,9 @@ class ModelSettings:
     """Language code its voices are advertised with, and requests routed by (unique)."""
 
     @property
-    def identity(self) -> str:
+    def label(self) -> str:
         """Human-readable name of the model, used in logs and `info`."""
-        return self.config if self.config is not None else f"pocket-tts {self.language}"
+        return self.config if self.config is not None else f"pocket-tts {self.model}"
 
 
 @dataclass(frozen=True)
@@ -122,7 +123,7 @@ class EngineSettings:
     """Speaking rate, pauses and lead-in."""
 
     @property
-    def model(self) -> ModelSettings:
+    def default_model(self) -> ModelSettings:
         """The default (first) model."""
         return self.models[0]
 

@@ -28,7 +28,7 @@ def log_speed_verdict(tuning: Tuning) -> None:
     _LOGGER.info(
         "Speed here: %s with %s (%s; %s)",
         tuning.speed,
-        settings.identity,
+        settings.label,
         label(bool(settings.quantize), tuning.threads),
         tuning.reason,
     )
@@ -38,7 +38,7 @@ def log_speed_verdict(tuning: Tuning) -> None:
         "This host generates %.2f s of audio per second with %s, below %.1fx: long replies may "
         "stutter. %s",
         tuning.speed.rtf,
-        settings.identity,
+        settings.label,
         SLOW_RTF,
         suggestion(settings),
     )
@@ -46,7 +46,7 @@ def log_speed_verdict(tuning: Tuning) -> None:
 
 def suggestion(settings: ModelSettings) -> str:
     """A concrete step towards real time: a smaller built-in model, else int8, else hardware."""
-    smaller = smaller_model(settings.language) if settings.language else None
+    smaller = smaller_model(settings.model) if settings.model else None
     if smaller is not None:
         return f"Try the smaller model {smaller!r} (--language {smaller}, add-on option language)."
     if not settings.quantize:

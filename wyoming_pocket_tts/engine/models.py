@@ -89,7 +89,7 @@ class ModelPool:
         try:
             loaded = self._load(settings)
         except Exception as error:
-            self._failed[code] = f"{settings.identity} cannot be loaded: {error}"
+            self._failed[code] = f"{settings.label} cannot be loaded: {error}"
             _LOGGER.error("Model for %s: %s", code, self._failed[code])
             raise ModelUnavailable(self._failed[code]) from error
         self._loaded[code] = loaded

@@ -197,8 +197,8 @@ def _load(settings: ModelSettings, quantize: bool) -> TTSModel:
         if settings.config is not None:
             model = TTSModel.load_model(config=settings.config, quantize=quantize)
         else:
-            model = TTSModel.load_model(language=settings.language, quantize=quantize)
-    _LOGGER.info("Loaded model %s in %.1f s", settings.identity, time.monotonic() - started)
+            model = TTSModel.load_model(language=settings.model, quantize=quantize)
+    _LOGGER.info("Loaded model %s in %.1f s", settings.label, time.monotonic() - started)
     return model
 
 

@@ -33,7 +33,7 @@ def origin(spec: VoiceSpec, manager: VoiceManager) -> str:
 def voice_view(spec: VoiceSpec, service: Service, manager: VoiceManager) -> dict[str, Any]:
     """One voice: name, origin, readiness and, when it is not ready, why and how to fix it."""
     catalog, engine = service.catalog, service.engine
-    model_failure = engine.models.failure(spec.language)
+    model_failure = engine.models.failure(spec.code)
     reason = model_failure or catalog.failures.reason(spec)
     remedy = link = None
     if model_failure is not None:
@@ -44,11 +44,11 @@ def voice_view(spec: VoiceSpec, service: Service, manager: VoiceManager) -> dict
         remedy = BROKEN_FILE_REMEDY
     return {
         "name": spec.name,
-        "language": spec.language,
+        "language": spec.code,
         "description": describe_voice(spec),
         "origin": origin(spec, manager),
         "editable": manager.editable(spec),
-        "default": catalog.default_for(spec.language).name == spec.name,
+        "default": catalog.default_for(spec.code).name == spec.name,
         "ready": reason is None,
         "reason": reason,
         "remedy": remedy,
@@ -66,7 +66,7 @@ def voices_view(service: Service, manager: VoiceManager) -> dict[str, Any]:
                 "code": code,
                 "default": catalog.default_for(code).name,
                 "voices": [
-                    voice_view(spec, service, manager) for spec in voices if spec.language == code
+                    voice_view(spec, service, manager) for spec in voices if spec.code == code
                 ],
             }
             for code in catalog.languages
@@ -83,7 +83,7 @@ def status_view(service: Service) -> dict[str, Any]:
     for settings in engine.settings.models:
         entry: dict[str, Any] = {
             "code": settings.code,
-            "model": settings.identity,
+            "model": settings.label,
             "loaded": settings.code in loaded,
             "failure": engine.models.failure(settings.code),
         }
