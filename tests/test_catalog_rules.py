@@ -90,10 +90,10 @@ def test_a_failure_is_forgotten_when_the_file_changes(tmp_path: Path) -> None:
     )
     eve = catalog.resolve("eve")
     catalog.failures.record(eve, "broken")
-    assert catalog.failures.reason(eve) == "broken"
+    assert catalog.failures.check(eve) == "broken"
     assert catalog.resolve("eve").name == "anna"
     voice.write_bytes(b"RIFF and more")
-    assert catalog.failures.reason(eve) is None
+    assert catalog.failures.check(eve) is None
     assert catalog.resolve("eve").name == "eve"
 
 
@@ -114,7 +114,7 @@ def test_a_model_that_cannot_clone_refuses_its_audio_voices_only(
     assert catalog.resolve("eve").name == "anna"
     assert catalog.resolve("eve").name == "anna"
     assert caplog.text.count("Voice eve is not offered") == 1
-    assert catalog.failures.reason(catalog.resolve("anna")) is None
+    assert catalog.failures.check(catalog.resolve("anna")) is None
     assert catalog.resolve("fred").name == "fred"
 
 

@@ -68,6 +68,26 @@ def test_saved_state_is_loaded_on_the_next_start(
     assert saved.stat().st_size > 100  # written again
 
 
+def test_every_audio_prompt_is_saved_whatever_its_suffix(
+    tiny_model: TinyModel, tmp_path: Path
+) -> None:
+    """One definition of a prompt: an AIFF recording is cloned, so its state is saved too."""
+    import soundfile
+
+    wav = write_voice_wav(tmp_path / "v.wav", 1.5, seed=3)
+    samples, rate = soundfile.read(wav)
+    voice = tmp_path / "v.aiff"
+    soundfile.write(voice, samples, rate, format="AIFF")
+    data = ["--data-dir", str(tmp_path / "data")]
+    with _start(tiny_model, {"v": voice}, tmp_path / "1", *data) as first:
+        assert "Encoded voice v" in first.log
+        assert first.stop() == 0
+    assert list((tmp_path / "data" / "voice-states").glob("*.safetensors"))
+    with _start(tiny_model, {"v": voice}, tmp_path / "2", *data) as second:
+        assert "Loaded voice v from its saved state" in second.log
+        assert second.stop() == 0
+
+
 def test_changed_audio_gets_a_new_saved_state(tiny_model: TinyModel, tmp_path: Path) -> None:
     voice = write_voice_wav(tmp_path / "v.wav", 1.5, seed=3)
     data = ["--data-dir", str(tmp_path / "data")]

@@ -19,7 +19,7 @@ def build_info(catalog: VoiceCatalog, engine: Engine) -> Info:
             name=spec.name,
             description=describe_voice(spec),
             attribution=KYUTAI,
-            installed=catalog.failures.reason(spec) is None
+            installed=catalog.failures.check(spec) is None
             and engine.models.failure(spec.code) is None,
             version=None,
             languages=[spec.code],

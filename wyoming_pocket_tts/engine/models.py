@@ -6,7 +6,8 @@ LRU and its own saved states (keyed by the model's identity), so two models neve
 A model that cannot be loaded is remembered as failed until restart: its requests get an error at
 once instead of a new download attempt each.
 
-Used by the engine thread only, except `failure` (read on the loop for `describe`).
+Used by the engine thread only, except `failure` and `peek`, read on the loop (`describe`, the
+speed line, the studio's status): each is one dict lookup, atomic under the GIL.
 """
 
 from __future__ import annotations
@@ -57,8 +58,6 @@ class ModelPool:
         self._failed: dict[str, str] = {}
         self._threads = 0
         """Torch threads set for the model used last."""
-        self.loads = 0
-        """Models loaded so far (reloads after an unload count again), for logs and tests."""
 
     def loaded(self) -> list[str]:
         """Codes of the models in memory, least recently used first."""
@@ -97,7 +96,6 @@ class ModelPool:
 
     def _load(self, settings: ModelSettings) -> LoadedModel:
         model, tuning = load_tuned_model(settings, self._engine.data_dir)
-        self.loads += 1
         report_voice_cloning(model, self._failures, settings.code)
         voices = VoiceStates(
             model,

@@ -34,7 +34,7 @@ def voice_view(spec: VoiceSpec, service: Service, manager: VoiceManager) -> dict
     """One voice: name, origin, readiness and, when it is not ready, why and how to fix it."""
     catalog, engine = service.catalog, service.engine
     model_failure = engine.models.failure(spec.code)
-    reason = model_failure or catalog.failures.reason(spec)
+    reason = model_failure or catalog.failures.check(spec)
     remedy = link = None
     if model_failure is not None:
         remedy = "The model of this language could not be loaded: see the server log"

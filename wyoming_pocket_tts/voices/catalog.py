@@ -155,8 +155,9 @@ class LoadFailures:
         """Remember that `spec` failed to load as its source is now."""
         self._failed[f"{spec.code}:{spec.source}"] = (_source_version(spec), reason)
 
-    def reason(self, spec: VoiceSpec) -> str | None:
-        """Why `spec` cannot load, if it failed as it is now."""
+    def check(self, spec: VoiceSpec) -> str | None:
+        """Why `spec` cannot load as it is now, None if it can; a voice refused for want of the
+        cloning weights is named in the log the first time it is checked."""
         no_cloning = self._no_cloning.get(spec.code)
         if no_cloning is not None and is_audio_prompt(spec.source):
             reason, remedy = no_cloning
@@ -227,7 +228,7 @@ class VoiceCatalog:
         everything = [*self._configured.values(), *self._found.values()]
         names = {spec.name for spec in everything}
         for code, spec in self._last_resort.items():  # while it stands in for the default
-            if spec.name not in names and self.failures.reason(self._default_for(code)):
+            if spec.name not in names and self.failures.check(self._default_for(code)):
                 everything.append(spec)
         return sorted(
             everything, key=lambda s: front.index(s.name) if s.name in front else len(front)
@@ -279,7 +280,7 @@ class VoiceCatalog:
             fallback = self._default_of(language)
             _LOGGER.warning("Unknown voice %.64r requested: using %s", name, fallback.name)
             return fallback
-        reason = self.failures.reason(spec)
+        reason = self.failures.check(spec)
         if reason is not None:
             return self._fallback(spec, reason) or spec
         return spec
