@@ -39,7 +39,7 @@ def test_voices_keep_order_and_bare_names(tmp_path: Path) -> None:
     )
 
 
-def test_builtin_languages_listed_without_importing_torch() -> None:
+def test_builtin_models_listed_without_importing_torch() -> None:
     code = (
         "import sys; from wyoming_pocket_tts.pocket import builtin_models as b; "
         "print(len(b()), 'torch' in sys.modules)"
