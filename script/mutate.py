@@ -83,7 +83,7 @@ TARGETS: dict[str, Target] = {
             "VoiceCatalog.resolve",
             "VoiceCatalog._default_of",
             "VoiceCatalog._lookup",
-            "LoadFailures.reason",
+            "LoadFailures.check",
             "same_language",
             "with_default_voices",
         ),

@@ -82,6 +82,17 @@ def test_a_voice_found_in_a_folder_later_is_resolved(tmp_path: Path) -> None:
     assert catalog.resolve("late").name == "anna"  # French has no voice of its own: the default
 
 
+def test_a_chosen_default_saved_into_a_folder_later_is_the_default(tmp_path: Path) -> None:
+    """The studio saves a voice and makes it the default: the next request, with no voice
+    name, must get it without waiting for a rescan by some other lookup."""
+    catalog = VoiceCatalog([VoiceSpec("anna", "alba", "en")], [tmp_path], languages=["en"])
+    catalog.chosen.choose("en", "new")
+    assert catalog.default_for("en").name == "anna"  # not there yet
+    tone = 0.1 * np.sin(np.arange(24000) * 2 * np.pi * 220 / 24000)
+    soundfile.write(tmp_path / "new.wav", tone, 24000)
+    assert catalog.default_for("en").name == "new"
+
+
 def test_a_failure_is_forgotten_when_the_file_changes(tmp_path: Path) -> None:
     voice = tmp_path / "eve.wav"
     voice.write_bytes(b"RIFF")
