@@ -109,7 +109,7 @@ TARGETS: dict[str, Target] = {
             "Agreement.names",
             "Agreement.of",
         ),
-        ("tests/test_numbers_corpus.py",),
+        ("tests/test_agreement_rules.py", "tests/test_numbers_corpus.py"),
         light=False,
     ),
 }
