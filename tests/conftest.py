@@ -28,14 +28,15 @@ def isolated_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 @pytest.fixture(scope="session")
 def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> TinyModel:
-    """english_2m-shaped random model whose speech ends after a few frames (fast requests)."""
-    return build_tiny_model(tmp_path_factory.mktemp("tiny-model"), eos=True)
+    """english_2m-shaped random model, thinned to fewer layers (size `slim`, see
+    `FEWER_LAYERS`), whose speech ends after a few frames (fast requests)."""
+    return build_tiny_model(tmp_path_factory.mktemp("tiny-model"), size="slim", eos=True)
 
 
 @pytest.fixture(scope="session")
 def endless_model(tmp_path_factory: pytest.TempPathFactory) -> TinyModel:
     """The same model with end-of-speech disabled: audio length grows with the text."""
-    return build_tiny_model(tmp_path_factory.mktemp("endless-model"), eos=False)
+    return build_tiny_model(tmp_path_factory.mktemp("endless-model"), size="slim", eos=False)
 
 
 @pytest.fixture(scope="session")
