@@ -32,7 +32,7 @@ def log_speed_verdict(tuning: Tuning) -> None:
         label(bool(settings.quantize), tuning.threads),
         tuning.reason,
     )
-    if tuning.speed.rtf >= SLOW_RTF:
+    if not tuning.speed.rtf_known or tuning.speed.rtf >= SLOW_RTF:
         return
     _LOGGER.warning(
         "This host generates %.2f s of audio per second with %s, below %.1fx: long replies may "

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..engine.advice import SLOW_RTF
+from ..engine.timing import Speed
 from ..service import Service
 from ..settings import VoiceSpec
 from ..voices import cloning
@@ -94,10 +95,8 @@ def status_view(service: Service) -> dict[str, Any]:
                 "quantized": bool(tuning.settings.quantize),
                 "threads": tuning.threads,
                 "first_audio_ms": round(tuning.speed.first_audio * 1000),
-                "rtf": round(tuning.speed.rtf, 2),
-                "verdict": (
-                    "fast enough" if tuning.speed.rtf >= SLOW_RTF else "slow: replies may stutter"
-                ),
+                "rtf": round(tuning.speed.rtf, 2) if tuning.speed.rtf_known else None,
+                "verdict": _verdict(tuning.speed),
             }
         models.append(entry)
     scheduler = engine.scheduler
@@ -107,3 +106,9 @@ def status_view(service: Service) -> dict[str, Any]:
         "queue": {"in_care": scheduler.in_care, "max": scheduler.max_queue},
         "recent": scheduler.recent.snapshot(),
     }
+
+
+def _verdict(speed: Speed) -> str:
+    if not speed.rtf_known:  # JSON has no NaN: the page would fail to read the whole status
+        return "not measured"
+    return "fast enough" if speed.rtf >= SLOW_RTF else "slow: replies may stutter"
