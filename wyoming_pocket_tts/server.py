@@ -149,12 +149,12 @@ async def _refuse(writer: asyncio.StreamWriter) -> None:
 async def serve(settings: Settings) -> int:
     """Run until SIGTERM/SIGINT; exit code 0 on a clean stop, 1 if the model cannot be loaded."""
     server = TtsServer(settings)
-    await server.start()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
+    for sig in (signal.SIGTERM, signal.SIGINT):  # before the port opens: a stop is never lost
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
+    await server.start()
     ready = asyncio.ensure_future(server.wait_ready())
     stopping = asyncio.ensure_future(stop.wait())
     await asyncio.wait({ready, stopping}, return_when=asyncio.FIRST_COMPLETED)
