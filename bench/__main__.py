@@ -1,4 +1,4 @@
-"""`python -m bench [--quick | --model NAME | --table [NAME ...]] [--tuning | --profile]`.
+"""`python -m bench [--quick | --model NAME | --table [NAME ...]] [--tuning|--profile|--tries]`.
 
 Both sides use the same model (the layer shapes of pocket-tts's default `english.yaml`, random
 weights; `--model NAME` any packaged config's shapes; `--quick` the tiny test model) with
@@ -9,7 +9,7 @@ flags (`--quantize auto`) against pocket-tts with its own defaults (fp32). Print
 with the ratios; `--json` also writes the raw figures. `--table` measures fp32 and int8 per model
 shape instead (`bench.models`); `--tuning` what `--quantize auto` decides, against every
 configuration end to end (`bench.tuning`); `--profile` one frame's time by part, beside this
-host's floor (`bench.profile_report`).
+host's floor (`bench.profile_report`); `--tries` each speed-up tried for issue 28 (`bench.tries`).
 """
 
 from __future__ import annotations
@@ -227,6 +227,11 @@ def main() -> None:
         help="one frame's time by part (fp32/int8, 1/2 threads) beside this host's floor",
     )
     parser.add_argument(
+        "--tries",
+        action="store_true",
+        help="each speed-up tried for issue 28 against pocket-tts's defaults (bench.tries)",
+    )
+    parser.add_argument(
         "--tuning",
         action="store_true",
         help="what --quantize auto decides, against every configuration end to end",
@@ -238,7 +243,14 @@ def main() -> None:
     logging.basicConfig(level=logging.ERROR)  # pocket-tts warns on every EOS-less generation
     runs = args.runs or (2 if args.quick else 5)
     started = time.monotonic()
-    if args.profile:
+    if args.tries:
+        from . import tries
+
+        with tempfile.TemporaryDirectory(prefix="pocket-bench-") as tmp:
+            results = tries.measure("tiny" if args.quick else args.model, args.runs or 3, Path(tmp))
+        results["bench_seconds"] = time.monotonic() - started
+        table = tries.render(results)
+    elif args.profile:
         from . import profile_report
 
         with tempfile.TemporaryDirectory(prefix="pocket-bench-") as tmp:

@@ -94,10 +94,10 @@ def limits(fp32: TTSModel, quantized: dict[str, TTSModel]) -> dict[str, Any]:
     the bandwidth or its arithmetic over one core, whichever is longer; Mimi's likewise."""
     bandwidth, flops = memory_bandwidth(), core_flops()
     work = frame_flops(fp32)
-    mimi_bytes = weight_bytes(fp32.mimi.decoder) + weight_bytes(fp32.mimi.decoder_transformer)
-    mimi_floor = max(mimi_bytes / bandwidth, work["mimi"] / flops)
     floors = {}
     for name, model in quantized.items():
+        mimi_bytes = weight_bytes(model.mimi.decoder) + weight_bytes(model.mimi.decoder_transformer)
+        mimi_floor = max(mimi_bytes / bandwidth, work["mimi"] / flops)
         lm_bytes = weight_bytes(model.flow_lm)
         lm_floor = max(lm_bytes / bandwidth, work["lm"] / flops)
         floors[name] = {

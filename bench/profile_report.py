@@ -1,7 +1,8 @@
 """`script/bench --profile`: one frame's time by part, per configuration, beside the host's floor.
 
-One process loads the model (pocket-tts's layer shapes, random weights) and an int8 copy, then
-profiles fp32 and int8 at 1 and 2 torch threads, interleaved run by run so that drift on a
+One process loads the model (pocket-tts's layer shapes, random weights), pocket-tts's int8 copy
+and the server's (`int8+Mimi`: Mimi's decoder transformer int8 too), then profiles each at 1 and
+2 torch threads, interleaved run by run so that drift on a
 shared host hits all alike (`frame_profile`). The host's memory bandwidth and one core's
 arithmetic rate are measured first (`hardware`): the floor per frame is the slower stage's
 weight reads or arithmetic, whichever is longer, so the gap to the limit is a number.
@@ -37,13 +38,22 @@ def int8_copy(model: TTSModel) -> TTSModel:
     return quantized
 
 
+def server_int8_copy(model: TTSModel) -> TTSModel:
+    """What the server runs as int8: pocket-tts's, plus Mimi's decoder transformer (`speedups`)."""
+    from wyoming_pocket_tts.engine.speedups import quantize_mimi_decoder
+
+    quantized = int8_copy(model)
+    quantize_mimi_decoder(quantized)
+    return quantized
+
+
 def measure(size: str, runs: int, root: Path, frames: int = FRAMES) -> dict[str, Any]:
     """Every configuration profiled `runs` times, interleaved, with the host's limits."""
     from pocket_tts import TTSModel
 
     model_files = build_tiny_model(root / "model", size=size, eos=False, link=True)
     fp32 = TTSModel.load_model(config=str(model_files.config_path))
-    variants = {"fp32": fp32, "int8": int8_copy(fp32)}
+    variants = {"fp32": fp32, "int8": int8_copy(fp32), "int8+Mimi": server_int8_copy(fp32)}
     threads = sorted({1, min(usable_cores(), 2)})
     configs = [(name, count) for count in threads for name in variants]
     loads = [os.getloadavg()[0]]

@@ -15,7 +15,8 @@ import torch
 from pocket_tts import TTSModel
 
 from bench import hardware
-from bench.frame_profile import PARTS, generate, instrumented, profile_frames
+from bench.frame_profile import PARTS, generate, instrumented, profile_frames, summarize
+from bench.profile_report import render
 
 from .model_factory import TinyModel
 
@@ -75,9 +76,23 @@ def test_the_profiled_model_is_left_as_it_was(model: TTSModel) -> None:
         assert name not in vars(owner)
 
 
-def test_host_limits_are_measured(model: TTSModel) -> None:
+def test_host_limits_are_measured_and_printed_beside_the_parts(model: TTSModel) -> None:
     limits = hardware.limits(model, {"fp32": model})
     for key in ("bandwidth_gb_s", "core_gflop_s", "lm_mflop", "mimi_mflop"):
         assert math.isfinite(limits[key]) and limits[key] > 0, key
     floors = limits["floors"]["fp32"]
     assert floors["frame_floor_ms"] == max(floors["lm_floor_ms"], floors["mimi_floor_ms"]) > 0
+    summary = summarize([profile_frames(model, 12)], [0.02])
+    table = render(
+        {
+            "size": "tiny",
+            "runs": 1,
+            "frames": 12,
+            "limits": limits,
+            "configs": {"fp32 x1": summary},
+            "load_average": {"min": 1.0, "max": 1.0},
+        }
+    )
+    for row in ("LM thread: backbone", "flow head (1 step)", "Mimi thread: Mimi decoder"):
+        assert row in table
+    assert f"{limits['bandwidth_gb_s']:.1f} GB/s" in table and "frame time / floor" in table
