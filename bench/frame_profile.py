@@ -12,10 +12,11 @@ So each thread's time per frame is split into parts that are measured, not infer
   marks where each frame starts) and recording every op of every thread with torch's profiler;
 - the other ops on the thread, outside those modules: conversion and copying (the input
   projection, EOS head, noise, latent scaling, KV-cache bookkeeping, PCM conversion);
-- with no op running, Python (on the CPU) and waiting (off it: the thread's wall time minus its
-  CPU clock, at most the time with no op running): the hand-off between the threads (queues,
-  the GIL) and, on a shared host, other processes. Ops preempted by other processes count as
-  op time: that is how long they took there.
+- with no op running, Python and the hand-off: the thread's CPU clock minus its ops' share of
+  it is Python; the rest of the time with no op running, the thread was blocked (waiting for
+  the other thread's queue, or for the GIL). On a shared host other processes also preempt
+  the thread (the kernel's run-queue wait, `/proc/thread-self/schedstat`): that time is spread
+  over ops and Python in proportion, and shown apart as "of which, waiting for a core".
 Each thread's parts add up to its own cycle; the pacing thread's cycle must equal the caller's
 frame time. The test suite checks that on the tiny model. The profiler costs time per op, so the
 frame time without it is measured too, in the same run (`profile` alternates them).
@@ -47,7 +48,7 @@ STEP, BACKBONE, HEAD, MIMI, PCM = (
     "frame.mimi",
     "frame.pcm",
 )
-PARTS = ("backbone", "flow head", "Mimi decoder", "conversion and copying", "Python", "waiting")
+PARTS = ("backbone", "flow head", "Mimi decoder", "conversion and copying", "Python", "hand-off")
 """What a thread's time per frame is split into (see the module docstring)."""
 _MODULE_PART = {BACKBONE: "backbone", HEAD: "flow head", MIMI: "Mimi decoder"}
 SKIP_FRAMES = 3
@@ -61,6 +62,8 @@ class ThreadFrame:
     parts: dict[str, float]
     cycle: float
     """The thread's own time per frame, between its frame marks (what the parts add up to)."""
+    preempted: float = 0.0
+    """Of it, runnable but waiting for a core (other processes): spread over the parts."""
 
     @property
     def total(self) -> float:
@@ -90,14 +93,24 @@ class FrameProfile:
 class _Marks:
     """CPU clock of each thread at every wrapped call, read by the thread itself."""
 
-    cpu: dict[str, list[tuple[float, int]]] = field(default_factory=dict)
-    """Per wrapped name: (the calling thread's CPU seconds, frames in the call) per call."""
+    cpu: dict[str, list[tuple[float, int, float]]] = field(default_factory=dict)
+    """Per wrapped name and call: the calling thread's CPU seconds, the frames in the call, and
+    the thread's seconds spent runnable but waiting for a core."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def add(self, name: str, frames: int) -> None:
-        entry = (time.thread_time(), frames)
+        entry = (time.thread_time(), frames, _run_queue_wait())
         with self.lock:
             self.cpu.setdefault(name, []).append(entry)
+
+
+def _run_queue_wait() -> float:
+    """Seconds this thread has waited for a core while runnable (Linux schedstat; else 0)."""
+    try:
+        with open("/proc/thread-self/schedstat", encoding="ascii") as file:
+            return int(file.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return 0.0
 
 
 @contextmanager
@@ -217,9 +230,10 @@ def _split(events: list[Any], marks: _Marks, arrivals: list[tuple[float, int]]) 
         steps[first].time_range.start,
         steps[last].time_range.start,
         step_cpu[last][0] - step_cpu[first][0],
+        step_cpu[last][2] - step_cpu[first][2],
         last - first,
     )
-    frames_per_decode = [frames for _, frames in mimi_cpu]
+    frames_per_decode = [frames for _, frames, _ in mimi_cpu]
     opened = _decode_opening(frames_per_decode, SKIP_FRAMES)
     mimi_frames = sum(frames_per_decode[opened:-1])
     mimi = _thread_frame(
@@ -227,6 +241,7 @@ def _split(events: list[Any], marks: _Marks, arrivals: list[tuple[float, int]]) 
         decodes[opened].time_range.start,
         decodes[-1].time_range.start,
         mimi_cpu[-1][0] - mimi_cpu[opened][0],
+        mimi_cpu[-1][2] - mimi_cpu[opened][2],
         mimi_frames,
     )
     head_calls = sum(1 for e in by_name[HEAD] if e.thread == step_thread)
@@ -275,7 +290,12 @@ def _top_level_ops(events: list[Any]) -> dict[int, list[tuple[float, float, str 
 
 
 def _thread_frame(
-    ops: list[tuple[float, float, str | None]], start: float, end: float, cpu: float, frames: int
+    ops: list[tuple[float, float, str | None]],
+    start: float,
+    end: float,
+    cpu: float,
+    preempted: float,
+    frames: int,
 ) -> ThreadFrame:
     """Split one thread's window [start, end) (profiler µs) into the parts, per frame."""
     wall = (end - start) / 1e6
@@ -287,9 +307,11 @@ def _thread_frame(
             busy += overlap
             in_ops[_MODULE_PART.get(module or "", "conversion and copying")] += overlap
     idle = max(wall - busy, 0.0)  # no op running on this thread
-    waiting = min(max(wall - cpu, 0.0), idle)  # ...and off the CPU
-    parts = {**in_ops, "Python": idle - waiting, "waiting": waiting}
-    return ThreadFrame({k: v / frames for k, v in parts.items()}, wall / frames)
+    share = preempted / (preempted + cpu) if preempted + cpu > 0 else 0.0  # of runnable time
+    python_cpu = max(cpu - busy * (1 - share), 0.0)  # CPU clock minus the ops' share of it
+    python = min(python_cpu / (1 - share) if share < 1 else idle, idle)
+    parts = {**in_ops, "Python": python, "hand-off": idle - python}
+    return ThreadFrame({k: v / frames for k, v in parts.items()}, wall / frames, preempted / frames)
 
 
 def summarize(profiles: list[FrameProfile], plain: list[float]) -> dict[str, Any]:
@@ -303,6 +325,7 @@ def summarize(profiles: list[FrameProfile], plain: list[float]) -> dict[str, Any
         return {
             **{part: median([f.parts[part] for f in frames]) for part in PARTS},
             "cycle": median([f.cycle for f in frames]),
+            "preempted": median([f.preempted for f in frames]),
             "total": median([f.total for f in frames]),
         }
 

@@ -141,7 +141,8 @@ def render(results: dict[str, Any]) -> str:
     )
     lines += [
         "",
-        "Waiting is time off the CPU between ops (queues, the GIL, other processes). LM weights "
+        "Hand-off: blocked with no op running (the other thread's queue, the GIL). Waiting for "
+        "a core: runnable while other processes ran, spread over the parts above. LM weights "
         + ", ".join(f"{n} {f['lm_weight_mb']:.0f} MB" for n, f in limits["floors"].items())
         + f"; measured at {time.strftime('%Y-%m-%d %H:%M')}.",
     ]
