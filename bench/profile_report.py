@@ -111,6 +111,10 @@ def render(results: dict[str, Any]) -> str:
         [f"{c['frame_time_unprofiled_ms']:.1f}" for c in configs.values()],
     )
     row("frame time, profiled", [f"{c['frame_time_ms']:.1f}" for c in configs.values()])
+    row(
+        "the profiler's own cost (in Python below)",
+        [f"{c['frame_time_ms'] - c['frame_time_unprofiled_ms']:.1f}" for c in configs.values()],
+    )
     for thread, title in (("lm", "LM thread"), ("mimi", "Mimi thread")):
         for part in PARTS:
             if all(c[thread][part] < 0.005 for c in configs.values()):
@@ -123,6 +127,10 @@ def render(results: dict[str, Any]) -> str:
         row(
             f"{title}: sum (its own cycle)",
             [f"**{c[thread]['total']:.1f}**" for c in configs.values()],
+        )
+        row(
+            f"{title}: of which, waiting for a core",
+            [f"{c[thread]['preempted']:.1f}" for c in configs.values()],
         )
     row("PCM conversion per chunk (caller)", [f"{c['pcm_ms']:.2f}" for c in configs.values()])
     row("slower stage", [c["pacer"] for c in configs.values()])
