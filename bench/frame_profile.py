@@ -85,8 +85,8 @@ class FrameProfile:
 
     @property
     def pacer(self) -> ThreadFrame:
-        """The stage that sets the pace: the slower one (the other can only wait for it)."""
-        return max((self.lm, self.mimi), key=lambda thread: thread.cycle)
+        """The stage that sets the pace: the one blocked least (the other waits for it)."""
+        return min((self.lm, self.mimi), key=lambda thread: thread.parts["hand-off"])
 
 
 @dataclass

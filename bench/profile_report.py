@@ -78,6 +78,7 @@ def measure(size: str, runs: int, root: Path, frames: int = FRAMES) -> dict[str,
         "limits": limits,
         "configs": {key: summarize(profiles[key], plain[key]) for key in profiles},
         "load_average": {"min": min(loads), "max": max(loads)},
+        "measured": time.strftime("%Y-%m-%d %H:%M"),
     }
 
 
@@ -152,6 +153,6 @@ def render(results: dict[str, Any]) -> str:
         "Hand-off: blocked with no op running (the other thread's queue, the GIL). Waiting for "
         "a core: runnable while other processes ran, spread over the parts above. LM weights "
         + ", ".join(f"{n} {f['lm_weight_mb']:.0f} MB" for n, f in limits["floors"].items())
-        + f"; measured at {time.strftime('%Y-%m-%d %H:%M')}.",
+        + f"; measured {results.get('measured', '?')}.",
     ]
     return "\n".join(lines) + "\n"
