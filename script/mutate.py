@@ -83,7 +83,7 @@ TARGETS: dict[str, Target] = {
             "VoiceCatalog.resolve",
             "VoiceCatalog._default_of",
             "VoiceCatalog._lookup",
-            "LoadFailures.reason",
+            "LoadFailures.check",
             "same_language",
             "with_default_voices",
         ),
@@ -109,7 +109,7 @@ TARGETS: dict[str, Target] = {
             "Agreement.names",
             "Agreement.of",
         ),
-        ("tests/test_numbers_corpus.py",),
+        ("tests/test_agreement_rules.py", "tests/test_numbers_corpus.py"),
         light=False,
     ),
 }

@@ -28,14 +28,20 @@ def isolated_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 @pytest.fixture(scope="session")
 def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> TinyModel:
-    """english_2m-shaped random model whose speech ends after a few frames (fast requests)."""
+    """english_2m-shaped random model whose speech ends after a few frames (fast requests).
+
+    At english_2m's full depth: its requests are short, so thinning saves little, and int8
+    must move its audio beyond `ANOTHER_VOICE` (test_server; on `slim` only 25% of samples
+    move), and the start-up speed test must see more than one chunk of its short speech."""
     return build_tiny_model(tmp_path_factory.mktemp("tiny-model"), eos=True)
 
 
 @pytest.fixture(scope="session")
 def endless_model(tmp_path_factory: pytest.TempPathFactory) -> TinyModel:
-    """The same model with end-of-speech disabled: audio length grows with the text."""
-    return build_tiny_model(tmp_path_factory.mktemp("endless-model"), eos=False)
+    """english_2m-shaped random model with end-of-speech disabled: audio length grows with the
+    text. Thinned to fewer layers (size `slim`, see `FEWER_LAYERS`): the tests that generate
+    long texts spend their time here."""
+    return build_tiny_model(tmp_path_factory.mktemp("endless-model"), size="slim", eos=False)
 
 
 @pytest.fixture(scope="session")

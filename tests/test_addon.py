@@ -28,9 +28,9 @@ from wyoming_pocket_tts.addon_repair import settle_options
 from wyoming_pocket_tts.cli import (
     HTTP_TOKEN_ENV,
     build_parser,
-    builtin_languages,
     parse_settings,
 )
+from wyoming_pocket_tts.pocket import builtin_models
 
 from .model_factory import build_hf_cache
 from .supervisor import RE_SCHEMA_ELEMENT, Invalid, merge_options, validate_options
@@ -198,7 +198,7 @@ def test_language_choices_are_pocket_tts_models(config: dict[str, Any]) -> None:
     match = re.fullmatch(r"list\((.+)\)", config["schema"]["language"].strip())
     assert match
     choices = match.group(1).split("|")
-    assert set(choices) <= set(builtin_languages())
+    assert set(choices) <= set(builtin_models())
     assert config["options"]["language"] in choices
     assert config["schema"]["languages"] == [config["schema"]["language"]]  # the same choices
 
@@ -215,7 +215,7 @@ def test_default_options_are_the_server_defaults(config: dict[str, Any], tmp_pat
     assert options["voices_dir"] == addon.DEFAULT_VOICES_DIR  # created on start
     assert options["voices_dir"].startswith(f"{addon.CONFIG_DIR}/")
     settings = parse_settings(options_to_argv({**options, "voices_dir": str(tmp_path)}))
-    assert settings.engine.model.language == options["language"]
+    assert settings.engine.default_model.model == options["language"]
     assert settings.engine.loudness is not None
     assert settings.engine.loudness.target_lufs == float(options["loudness"])
     assert float(options["loudness"]) == parser.get_default("loudness")
@@ -302,12 +302,12 @@ def test_language_options_reach_the_settings() -> None:
         "voices": [{"name": "grandpa", "source": "alba", "language": "english"}],
     }
     settings = parse_settings(options_to_argv(options))
-    assert [(m.language, m.code) for m in settings.engine.models] == [
+    assert [(m.model, m.code) for m in settings.engine.models] == [
         ("dutch", "nl"),
         ("english", "en"),
     ]
     assert settings.engine.max_models == 1 and not settings.engine.preload
-    assert [(v.name, v.language) for v in settings.voices] == [("grandpa", "en")]
+    assert [(v.name, v.code) for v in settings.voices] == [("grandpa", "en")]
     # The old single-language options keep working.
     assert [
         m.code for m in parse_settings(options_to_argv({"language": "german"})).engine.models
@@ -335,7 +335,7 @@ def test_quantize_option_maps_to_the_flag(
 ) -> None:
     argv = options_to_argv({"quantize": value})
     assert argv == flags
-    assert parse_settings(argv).engine.model.quantize is quantize
+    assert parse_settings(argv).engine.default_model.quantize is quantize
 
 
 @pytest.mark.parametrize(
@@ -354,7 +354,7 @@ def test_threads_option_maps_to_the_flag(
     assert choices and str(value) in choices.group(1).split("|")
     argv = options_to_argv({"threads": value})
     assert argv == flags
-    assert parse_settings(argv).engine.model.threads == threads
+    assert parse_settings(argv).engine.default_model.threads == threads
 
 
 VOICES = [{"name": "a", "source": "/share/a.wav"}, {"name": "b", "source": "alba"}]
@@ -539,11 +539,11 @@ def test_settle_names_each_change_once() -> None:
         "loudness": "-99",
         "quantize": "False",
     }
-    settled, notes = settle_options(options, addon.OPTIONS, builtin_languages(), {})
+    settled, notes = settle_options(options, addon.OPTIONS, builtin_models(), {})
     assert settled["languages"] == ["french"] and "colour" not in settled
     assert "loudness" not in settled and settled["quantize"] == "False"
     assert len(notes) == 3, notes
-    assert parse_settings(options_to_argv(settled)).engine.model.quantize is False
+    assert parse_settings(options_to_argv(settled)).engine.default_model.quantize is False
 
 
 # The entry point, in process (the server itself replaced) and as a subprocess

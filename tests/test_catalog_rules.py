@@ -77,9 +77,20 @@ def test_a_voice_found_in_a_folder_later_is_resolved(tmp_path: Path) -> None:
     tone = 0.1 * np.sin(np.arange(24000) * 2 * np.pi * 220 / 24000)
     soundfile.write(tmp_path / "fr" / "late.wav", tone, 24000)
     late = catalog.resolve("late")
-    assert late.name == "late" and late.language == "fr"
+    assert late.name == "late" and late.code == "fr"
     catalog.failures.record(late, "not audio")
     assert catalog.resolve("late").name == "anna"  # French has no voice of its own: the default
+
+
+def test_a_chosen_default_saved_into_a_folder_later_is_the_default(tmp_path: Path) -> None:
+    """The studio saves a voice and makes it the default: the next request, with no voice
+    name, must get it without waiting for a rescan by some other lookup."""
+    catalog = VoiceCatalog([VoiceSpec("anna", "alba", "en")], [tmp_path], languages=["en"])
+    catalog.chosen.choose("en", "new")
+    assert catalog.default_for("en").name == "anna"  # not there yet
+    tone = 0.1 * np.sin(np.arange(24000) * 2 * np.pi * 220 / 24000)
+    soundfile.write(tmp_path / "new.wav", tone, 24000)
+    assert catalog.default_for("en").name == "new"
 
 
 def test_a_failure_is_forgotten_when_the_file_changes(tmp_path: Path) -> None:
@@ -90,10 +101,10 @@ def test_a_failure_is_forgotten_when_the_file_changes(tmp_path: Path) -> None:
     )
     eve = catalog.resolve("eve")
     catalog.failures.record(eve, "broken")
-    assert catalog.failures.reason(eve) == "broken"
+    assert catalog.failures.check(eve) == "broken"
     assert catalog.resolve("eve").name == "anna"
     voice.write_bytes(b"RIFF and more")
-    assert catalog.failures.reason(eve) is None
+    assert catalog.failures.check(eve) is None
     assert catalog.resolve("eve").name == "eve"
 
 
@@ -114,7 +125,7 @@ def test_a_model_that_cannot_clone_refuses_its_audio_voices_only(
     assert catalog.resolve("eve").name == "anna"
     assert catalog.resolve("eve").name == "anna"
     assert caplog.text.count("Voice eve is not offered") == 1
-    assert catalog.failures.reason(catalog.resolve("anna")) is None
+    assert catalog.failures.check(catalog.resolve("anna")) is None
     assert catalog.resolve("fred").name == "fred"
 
 
@@ -126,11 +137,11 @@ def test_same_language_matches_regions_and_separators_only() -> None:
 
 
 def test_each_language_without_a_voice_gets_its_default_named_apart() -> None:
-    models = [ModelSettings(language="english"), ModelSettings(language="french", code="fr")]
+    models = [ModelSettings(model="english"), ModelSettings(model="french", code="fr")]
     french = default_voice(models[1])
     taken = [VoiceSpec(french.name, "alba", "en")]
     voices = with_default_voices(taken, models)
-    assert [(v.name, v.language) for v in voices] == [
+    assert [(v.name, v.code) for v in voices] == [
         (french.name, "en"),
         (f"{french.name}-fr", "fr"),
     ]

@@ -1,22 +1,23 @@
 """Command-line parsing: defaults, voices, and one-line errors with exit code 2."""
 
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from wyoming_pocket_tts.cli import builtin_languages, parse_settings
-from wyoming_pocket_tts.settings import VoiceSpec
-from wyoming_pocket_tts.voices.catalog import VoiceCatalog, language_code, parse_voice_arg
-from wyoming_pocket_tts.voices.defaults import default_voice_source
+from wyoming_pocket_tts.cli import parse_settings
+from wyoming_pocket_tts.pocket import builtin_models, default_voice_source, language_code
+from wyoming_pocket_tts.settings import EngineSettings, HttpSettings, ServerSettings, VoiceSpec
+from wyoming_pocket_tts.voices.catalog import VoiceCatalog, parse_voice_arg
 
 
 def test_defaults() -> None:
     settings = parse_settings([])
     assert settings.server.uri == "tcp://0.0.0.0:10200"
-    assert settings.engine.model.language == "english"
-    assert settings.engine.model.config is None
+    assert settings.engine.default_model.model == "english"
+    assert settings.engine.default_model.config is None
     assert settings.engine.voice_cache_size == 2
     assert settings.voices == ()
     assert settings.server.clean_text
@@ -38,14 +39,14 @@ def test_voices_keep_order_and_bare_names(tmp_path: Path) -> None:
     )
 
 
-def test_builtin_languages_listed_without_importing_torch() -> None:
+def test_builtin_models_listed_without_importing_torch() -> None:
     code = (
-        "import sys; from wyoming_pocket_tts.cli import builtin_languages as b; "
+        "import sys; from wyoming_pocket_tts.pocket import builtin_models as b; "
         "print(len(b()), 'torch' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     count, torch_loaded = out.stdout.split()
-    assert int(count) == len(builtin_languages()) > 5
+    assert int(count) == len(builtin_models()) > 5
     assert torch_loaded == "False"
 
 
@@ -121,12 +122,12 @@ def test_several_languages_keep_their_order_codes_and_voices(tmp_path: Path) -> 
         ]
     )  # fmt: skip
     models = settings.engine.models
-    assert [(m.language, m.config, m.code) for m in models] == [
+    assert [(m.model, m.config, m.code) for m in models] == [
         ("german", None, "de"),
         (None, str(config), "fr"),
         ("english_2m_2026-10", None, "en"),
     ]
-    assert settings.engine.model is models[0]
+    assert settings.engine.default_model is models[0]
     assert settings.voices == (
         VoiceSpec("mamie", "estelle", "fr"),
         VoiceSpec("opa", "juergen", "de"),
@@ -134,8 +135,8 @@ def test_several_languages_keep_their_order_codes_and_voices(tmp_path: Path) -> 
     assert (settings.engine.max_models, settings.engine.preload) == (3, True)
     # --language-code names the first model; a custom config without CODE= is named by its file.
     coded = parse_settings(["--model-config", str(config), "--language-code", "fr-CA"])
-    assert coded.engine.model.code == "fr-CA"
-    assert parse_settings(["--model-config", str(config)]).engine.model.code == "fr"
+    assert coded.engine.default_model.code == "fr-CA"
+    assert parse_settings(["--model-config", str(config)]).engine.default_model.code == "fr"
 
 
 def test_each_language_gets_its_default_voice_without_importing_torch() -> None:
@@ -145,7 +146,7 @@ def test_each_language_gets_its_default_voice_without_importing_torch() -> None:
         "from wyoming_pocket_tts.server import TtsServer; "
         "s = TtsServer(parse_settings(['--language', 'french', '--language', 'english', "
         "'--voice', 'en:bob=alba'])); "
-        "print(*(f'{v.name}:{v.language}' for v in s.catalog.voices), 'torch' in sys.modules)"
+        "print(*(f'{v.name}:{v.code}' for v in s.catalog.voices), 'torch' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     # English has a configured voice; French gets pocket-tts's own default for French.
@@ -155,7 +156,7 @@ def test_each_language_gets_its_default_voice_without_importing_torch() -> None:
 def test_default_voices_match_pocket_tts() -> None:
     from pocket_tts.default_parameters import get_default_voice_for_language
 
-    for language in [*builtin_languages(), None]:
+    for language in [*builtin_models(), None]:
         config = None if language else "/custom.yaml"
         _, source = default_voice_source(language, config)
         assert source == get_default_voice_for_language(language, config), language
@@ -201,8 +202,8 @@ def test_parse_voice_arg_rejects_empty() -> None:
 
 def test_language_codes() -> None:
     settings = parse_settings(["--language", "french_24l"])
-    assert language_code(settings.engine.model) == "fr"
-    assert language_code(parse_settings(["--language", "english_2m_2026-10"]).engine.model) == "en"
+    assert settings.engine.default_model.code == "fr"
+    assert language_code("english_2m_2026-10") == "en"
 
 
 def test_catalog_never_resolves_unknown_names_to_anything_but_the_default() -> None:
@@ -280,3 +281,11 @@ def test_bad_http_flags_exit_2(
         parse_settings(argv)
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_flag_defaults_are_the_settings_own() -> None:
+    """argparse reads its defaults from the dataclasses, so a bare command line is the defaults."""
+    settings = parse_settings([])
+    assert settings.server == ServerSettings()
+    assert settings.http == HttpSettings()
+    assert dataclasses.replace(settings.engine, data_dir=None) == EngineSettings()

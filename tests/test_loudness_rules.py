@@ -42,6 +42,12 @@ def test_without_a_gain_samples_above_the_knee_are_not_limited() -> None:
     ]
 
 
+def test_numpy_samples_encode_like_the_same_tensor() -> None:
+    """The speaking-rate changer hands numpy arrays to the same encoder."""
+    samples = [0.9, -0.95, 0.3, 1.5, -2.0]
+    assert to_pcm16(np.array(samples, np.float32)) == to_pcm16(torch.tensor(samples))
+
+
 def test_with_a_gain_samples_are_scaled_then_limited() -> None:
     samples = torch.tensor([0.1, -0.1, 0.5])
     out = pcm(to_pcm16(samples, 2.0)) / 32767

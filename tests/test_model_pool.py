@@ -24,7 +24,7 @@ from .model_factory import TinyModel
 
 def pool_of(tiny_model: TinyModel, max_models: int, *codes: str) -> ModelPool:
     models = tuple(
-        ModelSettings(language=None, config=str(tiny_model.config_path), quantize=False, code=code)
+        ModelSettings(model=None, config=str(tiny_model.config_path), quantize=False, code=code)
         for code in codes
     )
     settings = EngineSettings(models=models, max_models=max_models, loudness=None)

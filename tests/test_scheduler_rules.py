@@ -278,6 +278,25 @@ def test_close_ends_a_request_once_its_text_is_spoken(loop) -> None:
     assert sched.in_care == 0
 
 
+def test_every_ended_request_is_in_the_recent_record(loop) -> None:
+    """The studio's status lists what ended, however it ended, newest first."""
+    sched = Scheduler(max_queue=5)
+    spoken, refused = make(loop, "spoken"), make(loop, "refused")
+    for request in (spoken, refused):
+        sched.admit(request)
+    sched.add_text(spoken, "s")
+    sched.close(spoken)
+    assert next_text(sched, warm) == (spoken, "s")
+    sched.done(spoken)
+    refused.add_error(WARNING)
+    sched.cancel(refused)
+    recent = sched.recent.snapshot()
+    assert [(item["voice"], item["errors"]) for item in recent] == [
+        ("refused", (TEXT_TOO_LONG,)),
+        ("spoken", ()),
+    ]
+
+
 def test_an_open_request_stays_after_its_text_is_spoken(loop) -> None:
     sched = Scheduler(max_queue=5)
     request = make(loop)

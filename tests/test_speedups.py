@@ -100,7 +100,7 @@ def test_without_an_int8_engine_the_decoder_stays_fp32(
     """Faked: this torch has int8 engines, a build without them cannot be made here."""
     monkeypatch.setattr(speedups, "INT8_ENGINES", ("no-such-engine",))
     caplog.set_level(logging.INFO, logger=speedups.__name__)
-    settings = ModelSettings(language=None, config=str(endless_model.config_path), quantize=None)
+    settings = ModelSettings(model=None, config=str(endless_model.config_path), quantize=None)
     monkeypatch.setattr(tuning, "usable_cores", lambda: 1)
     model, result = load_tuned_model(settings, tmp_path, frames=3, rounds=1)
     assert not speedups.is_mimi_decoder_int8(model)

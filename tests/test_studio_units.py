@@ -3,16 +3,23 @@ and pronunciations."""
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import io
+import json
+import math
 import tempfile
 from pathlib import Path
 
+import aiohttp
 import numpy as np
 import pytest
 import soundfile
 
 from wyoming_pocket_tts.audio import sample_check
 from wyoming_pocket_tts.audio.sample_check import SampleRefused
+from wyoming_pocket_tts.engine.timing import Speed
+from wyoming_pocket_tts.http.studio import StudioSettings
 from wyoming_pocket_tts.settings import VoiceSpec
 from wyoming_pocket_tts.text.pronunciations import (
     Lexicon,
@@ -26,13 +33,15 @@ from wyoming_pocket_tts.voices.catalog import VoiceCatalog
 from wyoming_pocket_tts.voices.choices import DefaultChoices
 from wyoming_pocket_tts.voices.manage import VoiceEditError, VoiceManager
 
-from .model_factory import write_voice_wav
+from .conftest import model_args
+from .model_factory import TinyModel, write_voice_wav
+from .studio_support import running_studio
 
-BUILTIN = VoiceSpec(name="alba", source="alba", language="en")
+BUILTIN = VoiceSpec(name="alba", source="alba", code="en")
 
 
 def _catalog(folder: Path, data: Path, languages: tuple[str, ...] = ("en", "fr")) -> VoiceCatalog:
-    voices = [BUILTIN, VoiceSpec(name="marius", source="marius", language="fr")]
+    voices = [BUILTIN, VoiceSpec(name="marius", source="marius", code="fr")]
     return VoiceCatalog(voices, [folder], languages, DefaultChoices(data))
 
 
@@ -55,7 +64,7 @@ def test_a_saved_voice_is_listed_in_its_language_folder(tmp_path: Path) -> None:
     manager.save("grandma", "en", audio, rate)
     manager.save("mamie", "fr", audio, rate)
     assert (folder / "grandma.wav").is_file() and (folder / "fr" / "mamie.wav").is_file()
-    names = {spec.name: spec.language for spec in catalog.voices}
+    names = {spec.name: spec.code for spec in catalog.voices}
     assert names["grandma"] == "en" and names["mamie"] == "fr"
     assert not [p for p in folder.rglob("*") if p.suffix == ".tmp"]
 
@@ -177,3 +186,31 @@ def test_pronunciation_files_are_plain_text_read_again_when_changed(tmp_path: Pa
     with pytest.raises(PronunciationError):
         store.replace("../../etc", [["a", "b"]])
     assert Pronunciations(tmp_path).lexicon("../x").entries == ()
+
+
+def test_status_is_valid_json_when_the_speed_was_not_measured(
+    tiny_model: TinyModel, voices: dict[str, Path], tmp_path: Path
+) -> None:
+    """A model whose speech ended with its first chunk has no RTF (NaN): the status must still
+    be JSON a browser reads (JSON has no NaN). The NaN is put in the loaded model's measured
+    speed by hand; how a tiny random model ends its speech is not a thing a test can pin."""
+
+    def strict(constant: str) -> None:
+        raise ValueError(f"not JSON: {constant}")
+
+    async def scenario() -> dict:
+        settings = StudioSettings(voices_dir=tmp_path / "voices")
+        args = model_args(tiny_model, {"a": voices["a"]}, "--data-dir", str(tmp_path / "data"))
+        async with running_studio(args, settings) as studio, aiohttp.ClientSession() as session:
+            engine = studio.server.service.engine
+            loaded = engine.models.peek(engine.settings.default_model.code)
+            assert loaded is not None
+            speed = Speed(loaded.tuning.speed.first_audio, math.nan)
+            loaded.tuning = dataclasses.replace(loaded.tuning, speed=speed)
+            async with session.get(studio.url + "studio/api/status") as response:
+                assert response.status == 200
+                return json.loads(await response.text(), parse_constant=strict)
+
+    (model,) = asyncio.run(scenario())["models"]
+    assert model["rtf"] is None and model["verdict"] == "not measured"
+    assert "RTF not measured" in str(Speed(0.05, math.nan))

@@ -201,13 +201,17 @@ def run_addon(
     try:
         deadline = time.monotonic() + HEALTHY_WITHIN
         while time.monotonic() < deadline and process.poll() is None:
+            # The health check starts a Python each time: run it once the log says `Ready`.
+            if "Ready" not in log_path.read_text(errors="replace"):
+                time.sleep(0.1)
+                continue
             health = _in_container(process.pid, spec.healthcheck, env)
-            if health.startswith("healthy") and "Ready" in log_path.read_text(errors="replace"):
+            if health.startswith("healthy"):
                 voices = json.loads(
                     _in_container(process.pid, [*spec.entrypoint[:1], "-c", _LIST_VOICES], env)
                 )
                 break
-            time.sleep(1.0)
+            time.sleep(0.2)
     finally:
         if process.poll() is None:
             process.send_signal(signal.SIGTERM)

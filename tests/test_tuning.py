@@ -57,7 +57,7 @@ def timings(caplog: pytest.LogCaptureFixture) -> list[str]:
 
 
 def load(config: Path, data: Path, quantize: bool | None = None) -> tuple[object, Tuning]:
-    settings = ModelSettings(language=None, config=str(config), quantize=quantize)
+    settings = ModelSettings(model=None, config=str(config), quantize=quantize)
     return load_tuned_model(settings, data, frames=FRAMES, rounds=1)
 
 
@@ -179,7 +179,7 @@ def test_server_measures_once_then_starts_from_the_saved_decision(
     ],
 )
 def test_quantize_flag(flags: list[str], expected: bool | None) -> None:
-    assert parse_settings(flags).engine.model.quantize is expected
+    assert parse_settings(flags).engine.default_model.quantize is expected
 
 
 def test_quantize_flag_rejects_other_values(capsys: pytest.CaptureFixture[str]) -> None:
@@ -206,7 +206,7 @@ def test_slow_host_gets_a_concrete_suggestion(
     caplog: pytest.LogCaptureFixture, language: str, quantize: bool, advice: str
 ) -> None:
     caplog.set_level(logging.INFO, logger=ADVICE_LOGGER)
-    settings = ModelSettings(language=language, quantize=quantize)
+    settings = ModelSettings(model=language, quantize=quantize)
     log_speed_verdict(Tuning(settings, 1, Speed(0.4, SLOW_RTF * 0.9), "test"))
     (warning,) = [r for r in caplog.records if r.levelno == logging.WARNING]
     assert advice in warning.getMessage()
@@ -268,7 +268,7 @@ def test_a_decision_of_the_old_rule_is_measured_again(
     caplog.set_level(logging.DEBUG, logger=TUNING_LOGGER)
     caplog.set_level(logging.DEBUG, logger="wyoming_pocket_tts.engine.decisions")
     data = tmp_path / "data"
-    settings = ModelSettings(language=None, config=str(own_model.config_path), quantize=None)
+    settings = ModelSettings(model=None, config=str(own_model.config_path), quantize=None)
     store = decisions.DecisionStore(data / "tuning")
     path = store.path_for(decisions.host_key(settings))
     path.parent.mkdir(parents=True)
@@ -316,7 +316,7 @@ def test_fixed_threads_are_obeyed_without_measuring(
 ) -> None:
     caplog.set_level(logging.DEBUG, logger=TUNING_LOGGER)
     settings = ModelSettings(
-        language=None, config=str(tiny_model.config_path), quantize=True, threads=2
+        model=None, config=str(tiny_model.config_path), quantize=True, threads=2
     )
     _, result = load_tuned_model(settings, tmp_path / "data", frames=FRAMES, rounds=1)
     assert result.threads == torch.get_num_threads() == 2

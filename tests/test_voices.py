@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import itertools
+import logging
 import os
 import sys
 import threading
@@ -42,41 +43,75 @@ def _start(model: TinyModel, voices: dict[str, Path], tmp: Path, *extra: str) ->
     return server
 
 
+def _saying(args: list[str], text: str = "Hello there.", voice: str | None = None) -> bytes:
+    """Start a fresh server in this process (no torch import per start), have it say `text`,
+    stop it; the audio. A start on the same data folder is a restart: nothing but the folder
+    is shared (each start builds its own engine, voices and store)."""
+
+    async def scenario() -> bytes:
+        async with running_server(args) as server:
+            return (await synthesize(server.port or 0, text, voice)).audio
+
+    return asyncio.run(scenario())
+
+
 def test_saved_state_is_loaded_on_the_next_start(
-    tiny_model: TinyModel, voices: dict[str, Path], tmp_path: Path
+    tiny_model: TinyModel,
+    voices: dict[str, Path],
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    data = ["--data-dir", str(tmp_path / "data")]
-    with _start(tiny_model, {"a": voices["a"]}, tmp_path / "1", *data) as first:
-        audio_first = asyncio.run(synthesize(first.port, "Hello there.")).audio
-        assert "Encoded voice a" in first.log
-        assert first.stop() == 0
+    caplog.set_level(logging.DEBUG)
+    args = model_args(tiny_model, {"a": voices["a"]}, "--data-dir", str(tmp_path / "data"))
+    audio_first = _saying(args)
+    assert "Encoded voice a" in caplog.text
     (saved,) = (tmp_path / "data" / "voice-states").glob("*.safetensors")
 
-    with _start(tiny_model, {"a": voices["a"]}, tmp_path / "2", *data) as second:
-        assert "Loaded voice a from its saved state" in second.log
-        assert "Encoded voice" not in second.log
-        audio_second = asyncio.run(synthesize(second.port, "Hello there.")).audio
-        assert differing_samples(audio_second, audio_first) == 0  # the same voice, by content
-        assert second.stop() == 0
+    caplog.clear()
+    audio_second = _saying(args)
+    assert "Loaded voice a from its saved state" in caplog.text
+    assert "Encoded voice" not in caplog.text
+    assert differing_samples(audio_second, audio_first) == 0  # the same voice, by content
 
     saved.write_bytes(saved.read_bytes()[:100])  # truncated, as after a power cut
-    with _start(tiny_model, {"a": voices["a"]}, tmp_path / "3", *data) as third:
-        assert "Discarding unreadable voice state" in third.log
-        assert "Encoded voice a" in third.log
-        assert asyncio.run(synthesize(third.port, "Hello there.")).audio
-        assert third.stop() == 0
+    caplog.clear()
+    assert _saying(args)
+    assert "Discarding unreadable voice state" in caplog.text
+    assert "Encoded voice a" in caplog.text
     assert saved.stat().st_size > 100  # written again
 
 
-def test_changed_audio_gets_a_new_saved_state(tiny_model: TinyModel, tmp_path: Path) -> None:
+def test_every_audio_prompt_is_saved_whatever_its_suffix(
+    tiny_model: TinyModel, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """One definition of a prompt: an AIFF recording is cloned, so its state is saved too."""
+    import soundfile
+
+    caplog.set_level(logging.DEBUG)
+    wav = write_voice_wav(tmp_path / "v.wav", 1.5, seed=3)
+    samples, rate = soundfile.read(wav)
+    voice = tmp_path / "v.aiff"
+    soundfile.write(voice, samples, rate, format="AIFF")
+    args = model_args(tiny_model, {"v": voice}, "--data-dir", str(tmp_path / "data"))
+    assert _saying(args, voice="v")
+    assert "Encoded voice v" in caplog.text
+    assert list((tmp_path / "data" / "voice-states").glob("*.safetensors"))
+    caplog.clear()
+    assert _saying(args, voice="v")
+    assert "Loaded voice v from its saved state" in caplog.text
+
+
+def test_changed_audio_gets_a_new_saved_state(
+    tiny_model: TinyModel, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
     voice = write_voice_wav(tmp_path / "v.wav", 1.5, seed=3)
-    data = ["--data-dir", str(tmp_path / "data")]
-    with _start(tiny_model, {"v": voice}, tmp_path / "1", *data) as server:
-        assert server.stop() == 0
+    args = model_args(tiny_model, {"v": voice}, "--data-dir", str(tmp_path / "data"))
+    assert _saying(args)
     write_voice_wav(voice, 1.5, seed=4)
-    with _start(tiny_model, {"v": voice}, tmp_path / "2", *data) as server:
-        assert "Encoded voice v" in server.log
-        assert server.stop() == 0
+    caplog.clear()
+    assert _saying(args)
+    assert "Encoded voice v" in caplog.text
     assert len(list((tmp_path / "data" / "voice-states").glob("*.safetensors"))) == 2
 
 
@@ -116,16 +151,17 @@ def test_voices_folder_is_rescanned(
 )
 def test_other_audio_formats_load(tiny_model: TinyModel, tmp_path: Path, name: str, subtype: str):
     voice = write_voice_wav(tmp_path / name, 1.5, seed=6, subtype=subtype, sample_rate=44100)
-    with _start(tiny_model, {"v": voice}, tmp_path) as server:
-        assert asyncio.run(synthesize(server.port, "Testing.", voice="v")).audio
-        assert server.stop() == 0
+    data = ["--data-dir", str(tmp_path / "data")]
+    assert _saying(model_args(tiny_model, {"v": voice}, *data), "Testing.", voice="v")
 
 
-def test_long_prompt_is_truncated(tiny_model: TinyModel, tmp_path: Path) -> None:
+def test_long_prompt_is_truncated(
+    tiny_model: TinyModel, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
     voice = write_voice_wav(tmp_path / "long.wav", 31.0, seed=7)
-    with _start(tiny_model, {"long": voice}, tmp_path) as server:
-        assert "the prompt is 31 s long; using its first 30 s" in server.log
-        assert server.stop() == 0
+    assert _saying(model_args(tiny_model, {"long": voice}, "--data-dir", str(tmp_path / "data")))
+    assert "the prompt is 31 s long; using its first 30 s" in caplog.text
 
 
 HOSTILE_NAMES = [

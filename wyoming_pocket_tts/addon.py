@@ -37,7 +37,8 @@ from .addon_repair import (
     prepare_voices_dir,
     settle_options,
 )
-from .cli import HTTP_TOKEN_ENV, builtin_languages, parse_settings
+from .cli import HTTP_TOKEN_ENV, parse_settings
+from .pocket import builtin_models
 from .settings import DEFAULT_SPEED
 from .voices.folder import VoiceFolder
 
@@ -284,7 +285,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         voices_dir, notes = prepare_voices_dir(options.get("voices_dir"))
         options = {**options, "voices_dir": voices_dir}
         found = folder_voices(voices_dir)
-        options, more = settle_options(options, OPTIONS, builtin_languages(), found)
+        options, more = settle_options(options, OPTIONS, builtin_models(), found)
         for note in [*notes, *more]:
             _warn(note)
         option_flags = options_to_argv(options, found)

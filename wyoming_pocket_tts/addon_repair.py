@@ -15,11 +15,10 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-from .cli import QUANTIZE_MODES, build_parser, builtin_languages
-from .cli import _loudness as parse_loudness
-from .settings import ModelSettings
-from .voices.catalog import VoiceKind, language_code, voice_kind
-from .voices.defaults import builtin_voice_names
+from .cli import QUANTIZE_MODES, build_parser
+from .flags import loudness_target
+from .pocket import builtin_models, builtin_voice_names, language_code
+from .voices.catalog import VoiceKind, voice_kind
 
 CONFIG_DIR = Path("/config")
 """The add-on's own folder (`addon_config:rw`): backed up with the add-on, shared over Samba."""
@@ -38,7 +37,7 @@ class _Option(Protocol):
 
 def language_of(value: str) -> str | None:
     """The language code a voice's `language` names: a code (`fr`) or a model name (`french`)."""
-    by_name = {name: language_code(ModelSettings(language=name)) for name in builtin_languages()}
+    by_name = {name: language_code(name) for name in builtin_models()}
     return {**{code: code for code in by_name.values()}, **by_name}.get(value.strip())
 
 
@@ -132,10 +131,10 @@ def _models(settled: dict[str, Any], languages: Collection[str], notes: list[str
         )
         settled["language"] = DEFAULT_LANGUAGE
     first = settled.get("language") or DEFAULT_LANGUAGE
-    served = {language_code(ModelSettings(language=first)): first}
+    served = {language_code(first): first}
     kept = []
     for name in settled.get("languages", []):
-        code = language_code(ModelSettings(language=name))
+        code = language_code(name)
         if name == first or name in kept:
             continue
         if name not in languages:
@@ -205,7 +204,7 @@ def _loudness_ok(value: str) -> bool:
     if not value.strip():
         return True  # no flag: the server's default
     try:
-        parse_loudness(value)
+        loudness_target(value)
     except argparse.ArgumentTypeError:
         return False
     return True

@@ -1,21 +1,33 @@
-"""Command-line flags -> typed settings; a wrong or conflicting flag exits 2 with one line."""
+"""Command-line flags -> typed settings.
+
+A wrong or conflicting flag exits 2: argparse's usage, then one line naming the flag and why.
+Defaults come from the settings' own dataclasses, so the two cannot drift.
+"""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib.util
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
 from . import __version__
+from .flags import (
+    AppendModel,
+    loudness_target,
+    milliseconds,
+    positive_int,
+    speed_factor,
+    tcp_port,
+    thread_count,
+    voice_spec,
+)
+from .pocket import builtin_models, language_code
 from .settings import (
-    DEFAULT_LOUDNESS_LUFS,
-    DEFAULT_SPEED,
+    LANGUAGE_CODE,
     MAX_SPEED,
     MIN_SPEED,
     EngineSettings,
@@ -23,132 +35,21 @@ from .settings import (
     LoudnessSettings,
     ModelSettings,
     ServerSettings,
+    Settings,
     SpeechSettings,
     VoiceSpec,
+    default_data_dir,
 )
-from .voices.catalog import VoiceKind, language_code, parse_voice_arg, voice_kind
+from .voices.catalog import VoiceKind, voice_kind
 
-DEFAULT_URI = "tcp://0.0.0.0:10200"
 QUANTIZE_MODES = ("auto", "on", "off")
-MAX_THREADS = 64
-"""Most torch threads `--threads` accepts (a sanity bound, not a recommendation)."""
 _QUANTIZE: dict[str, bool | None] = {"auto": None, "on": True, "off": False}
-
-
-@dataclass(frozen=True)
-class Settings:
-    """Everything the command line decides."""
-
-    server: ServerSettings
-    engine: EngineSettings
-    voices: tuple[VoiceSpec, ...]
-    """Configured voices, default first; empty means pocket-tts's default voice for the model."""
-    voices_dirs: tuple[Path, ...] = ()
-    """Folders whose audio files and voice states are voices too."""
-    zeroconf_name: str | None = None
-    """Announce the server over mDNS under this name; None: do not."""
-    zeroconf_host: str | None = None
-    """Address to announce instead of the one derived from --uri."""
-    http: HttpSettings = dataclasses.field(default_factory=HttpSettings)
-    """The OpenAI-compatible HTTP side (off unless --http-port)."""
-    debug: bool = False
-
-
-def builtin_languages() -> list[str]:
-    """Names of the models pocket-tts ships configs for, read without importing it (or torch)."""
-    spec = importlib.util.find_spec("pocket_tts")
-    if spec is None or not spec.submodule_search_locations:
-        return []
-    config_dir = Path(next(iter(spec.submodule_search_locations))) / "config"
-    return sorted(path.stem for path in config_dir.glob("*.yaml"))
-
-
-def default_data_dir() -> Path:
-    """The XDG cache folder: saved voice states can always be made again."""
-    cache = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(cache) / "wyoming-pocket-tts"
-
-
-def _positive_int(value: str) -> int:
-    number = int(value)
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {number}")
-    return number
-
-
-def _threads(value: str) -> int | None:
-    if value.strip().lower() == "auto":
-        return None
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected a number of threads or auto, got {value!r}"
-        ) from None
-    if not 1 <= number <= MAX_THREADS:
-        raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_THREADS}, got {number}")
-    return number
-
-
-class _AppendModel(argparse.Action):
-    """`--language` and `--model-config` both add a model, in command-line order."""
-
-    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
-        models = [*(getattr(namespace, self.dest, None) or []), (option_string, values)]
-        setattr(namespace, self.dest, models)
-
-
-_CODE_PREFIX_RE = re.compile(r"^([A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})?)=(.+)$")
+_CODE_PREFIX_RE = re.compile(rf"^({LANGUAGE_CODE})=(.+)$")
 """`fr=my_french.yaml`: a language code for a custom config."""
-
-
-def _loudness(value: str) -> float | None:
-    if value.strip().lower() == "off":
-        return None
-    try:
-        number = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected LUFS (e.g. -20) or off, got {value!r}"
-        ) from None
-    if not -70.0 <= number <= 0.0:
-        raise argparse.ArgumentTypeError(f"must be between -70 and 0 LUFS, got {value}")
-    return number
-
-
-MAX_SILENCE_MS = 10_000
-"""Longest --sentence-pause / --lead-silence: more is surely a typo (seconds for ms)."""
-
-
-def _speed(value: str) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a factor such as 1.2, got {value!r}") from None
-    if not MIN_SPEED <= number <= MAX_SPEED:  # also NaN
-        raise argparse.ArgumentTypeError(
-            f"must be between {MIN_SPEED} and {MAX_SPEED} (1.0 is the model's pace), got {value}"
-        )
-    return number
-
-
-def _milliseconds(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected whole milliseconds such as 300, got {value!r}"
-        ) from None
-    if not 0 <= number <= MAX_SILENCE_MS:
-        raise argparse.ArgumentTypeError(f"must be between 0 and {MAX_SILENCE_MS} ms, got {value}")
-    return number
-
-
-def _voice(value: str) -> VoiceSpec:
-    try:
-        return parse_voice_arg(value)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from error
+_SERVER = ServerSettings()
+_ENGINE = EngineSettings()
+_SPEECH = SpeechSettings()
+_HTTP = HttpSettings()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -157,26 +58,26 @@ def build_parser() -> argparse.ArgumentParser:
         prog="wyoming-pocket-tts",
         description="Wyoming protocol server for Kyutai's Pocket-TTS text-to-speech.",
     )
-    parser.add_argument("--uri", default=DEFAULT_URI, help="tcp://HOST:PORT or unix://PATH")
+    parser.add_argument("--uri", default=_SERVER.uri, help="tcp://HOST:PORT or unix://PATH")
     parser.add_argument(
         "--language",
         dest="models",
-        action=_AppendModel,
+        action=AppendModel,
         metavar="NAME",
         help="a pocket-tts built-in model (default: english); repeatable, the first is the default",
     )
     parser.add_argument(
         "--model-config",
         dest="models",
-        action=_AppendModel,
+        action=AppendModel,
         metavar="[CODE=]PATH_OR_URL",
         help="a pocket-tts YAML config (path, https:// or hf://), with its language code; "
         "repeatable",
     )
     parser.add_argument(
         "--max-models",
-        type=_positive_int,
-        default=2,
+        type=positive_int,
+        default=_ENGINE.max_models,
         metavar="N",
         help="models kept loaded at once; others are loaded on request (default: %(default)s)",
     )
@@ -188,7 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--voice",
         action="append",
-        type=_voice,
+        type=voice_spec,
         default=[],
         metavar="[CODE:]NAME=SOURCE[,speed=FACTOR]",
         help="a voice: built-in name, audio file, .safetensors state or hf:// path, spoken by the "
@@ -211,49 +112,53 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="where encoded voice states are saved (default: %(default)s)",
     )
-    parser.add_argument("--voice-cache-size", type=_positive_int, default=2, metavar="N")
-    parser.add_argument("--max-text-chars", type=_positive_int, default=5000, metavar="N")
+    parser.add_argument(
+        "--voice-cache-size", type=positive_int, default=_ENGINE.voice_cache_size, metavar="N"
+    )
+    parser.add_argument(
+        "--max-text-chars", type=positive_int, default=_SERVER.max_text_chars, metavar="N"
+    )
     parser.add_argument(
         "--max-queue",
-        type=_positive_int,
-        default=8,
+        type=positive_int,
+        default=_ENGINE.max_queue,
         metavar="N",
         help="connections whose requests the engine may hold at once before new ones get 'busy'",
     )
     parser.add_argument(
         "--max-connections",
-        type=_positive_int,
-        default=32,
+        type=positive_int,
+        default=_SERVER.max_connections,
         metavar="N",
         help="open connections before new ones are refused",
     )
     parser.add_argument(
         "--loudness",
-        type=_loudness,
-        default=DEFAULT_LOUDNESS_LUFS,
+        type=loudness_target,
+        default=LoudnessSettings().target_lufs,
         metavar="LUFS",
         help="bring every voice to this integrated loudness, measured once per voice "
         "(default: %(default)s), or off to leave the samples as the model makes them",
     )
     parser.add_argument(
         "--speed",
-        type=_speed,
-        default=DEFAULT_SPEED,
+        type=speed_factor,
+        default=_SPEECH.speed,
         metavar="FACTOR",
         help=f"speaking rate of every voice without its own, {MIN_SPEED} to {MAX_SPEED}; pitch is "
         "kept (default: %(default)s, the model's own pace)",
     )
     parser.add_argument(
         "--sentence-pause",
-        type=_milliseconds,
-        default=0,
+        type=milliseconds,
+        default=_SPEECH.sentence_pause_ms,
         metavar="MS",
         help="silence added between sentences, in milliseconds (default: %(default)s)",
     )
     parser.add_argument(
         "--lead-silence",
-        type=_milliseconds,
-        default=0,
+        type=milliseconds,
+        default=_SPEECH.lead_silence_ms,
         metavar="MS",
         help="silence before the first chunk, for players that clip the start "
         "(default: %(default)s)",
@@ -270,7 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--threads",
-        type=_threads,
+        type=thread_count,
         default=None,
         metavar="N|auto",
         help="torch threads for generation: auto (default) is measured with --quantize auto "
@@ -300,13 +205,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--zeroconf-host", metavar="HOST", help="address to announce over mDNS")
     parser.add_argument(
         "--http-port",
-        type=_port,
+        type=tcp_port,
         metavar="PORT",
         help="also serve an OpenAI-compatible speech API (POST /v1/audio/speech) on this port",
     )
     parser.add_argument(
         "--http-host",
-        default="127.0.0.1",
+        default=_HTTP.host,
         metavar="HOST",
         help="address of the HTTP API (default: %(default)s, this machine only)",
     )
@@ -368,13 +273,6 @@ def parse_settings(argv: Sequence[str] | None = None) -> Settings:
     )
 
 
-def _port(value: str) -> int:
-    number = int(value)
-    if not 0 <= number <= 65535:
-        raise argparse.ArgumentTypeError(f"must be a TCP port (0-65535), got {number}")
-    return number
-
-
 HTTP_TOKEN_ENV = "WYOMING_POCKET_TTS_HTTP_TOKEN"
 """The HTTP token may come from the environment, to keep it off the process list."""
 
@@ -431,21 +329,21 @@ def _models(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[
             if prefixed:
                 code, value = prefixed.group(1), prefixed.group(2)
             model = ModelSettings(
-                language=None,
+                model=None,
                 config=_config(parser, value),
                 quantize=_QUANTIZE[args.quantize],
                 threads=args.threads,
             )
         else:
-            known = builtin_languages()
+            known = builtin_models()
             if value not in known:
                 parser.error(
                     f"--language {value}: not a pocket-tts model (choose from {', '.join(known)})"
                 )
             model = ModelSettings(
-                language=value, quantize=_QUANTIZE[args.quantize], threads=args.threads
+                model=value, quantize=_QUANTIZE[args.quantize], threads=args.threads
             )
-        model = dataclasses.replace(model, code=code or language_code(model))
+        model = dataclasses.replace(model, code=code or language_code(model.model, model.config))
         if any(other.code == model.code for other in models):
             parser.error(
                 f"{flag} {value}: a model for language {model.code} is already configured "
@@ -477,9 +375,9 @@ def _check_voices(
     for spec in voices:
         if any(other.name == spec.name for other in checked):
             parser.error(f"--voice {spec.name}: configured twice")
-        if spec.language and spec.language not in codes:
+        if spec.code and spec.code not in codes:
             parser.error(
-                f"--voice {spec.language}:{spec.name}: no model for language {spec.language} "
+                f"--voice {spec.code}:{spec.name}: no model for language {spec.code} "
                 f"(configured: {', '.join(codes)})"
             )
         if (
@@ -487,7 +385,7 @@ def _check_voices(
             and not Path(spec.source).expanduser().is_file()
         ):
             parser.error(f"--voice {spec.name}: no such file {spec.source}")
-        checked.append(dataclasses.replace(spec, language=spec.language or codes[0]))
+        checked.append(dataclasses.replace(spec, code=spec.code or codes[0]))
     return tuple(checked)
 
 

@@ -36,7 +36,7 @@ class _Nowhere(io.TextIOBase):
         return len(text)
 
 
-class HubDownloadLog(hub_tqdm):  # type: ignore[misc]
+class HubDownloadLog(hub_tqdm):
     """A hub progress bar that logs: a line at the start, one per `interval`, one at the end."""
 
     interval: ClassVar[float] = PROGRESS_INTERVAL

@@ -19,14 +19,14 @@ def build_info(catalog: VoiceCatalog, engine: Engine) -> Info:
             name=spec.name,
             description=describe_voice(spec),
             attribution=KYUTAI,
-            installed=catalog.failures.reason(spec) is None
-            and engine.models.failure(spec.language) is None,
+            installed=catalog.failures.check(spec) is None
+            and engine.models.failure(spec.code) is None,
             version=None,
-            languages=[spec.language],
+            languages=[spec.code],
         )
         for spec in catalog.voices
     ]
-    models = ", ".join(model.identity for model in engine.settings.models)
+    models = ", ".join(model.label for model in engine.settings.models)
     program = TtsProgram(
         name="pocket-tts",
         description=f"Kyutai Pocket-TTS ({models})",

@@ -69,7 +69,7 @@ class Intake:
             if fitting:
                 self.add(request, " ".join(fitting))
         else:
-            text = await asyncio.to_thread(self.prepare, raw, request.voice.language)
+            text = await asyncio.to_thread(self.prepare, raw, request.voice.code)
             if text.strip():
                 self.add(request, text)
         self.close(request)
@@ -97,7 +97,7 @@ class Intake:
     def splitter(self, request: SpeechRequest) -> SentenceSplitter:
         """Streamed text to sentences as the model should read them, in the voice's language."""
         settings = self._settings
-        language = request.voice.language
+        language = request.voice.code
         pronounce = self._service.pronunciations.lexicon(language).apply
         return SentenceSplitter(settings.clean_text, language, settings.number_words, pronounce)
 
@@ -112,7 +112,7 @@ class Intake:
         """Streamed SSML to segments, in the voice's language."""
         settings = self._settings
         return SsmlStream(
-            request.voice.language, clean=settings.clean_text, numbers=settings.number_words
+            request.voice.code, clean=settings.clean_text, numbers=settings.number_words
         )
 
     def add(self, request: SpeechRequest, sentence: str) -> None:
@@ -127,7 +127,7 @@ class Intake:
         if segment.language is not None:
             catalog = self._service.catalog
             code = catalog.served_language(segment.language)
-            if code is not None and code != request.voice.language:
+            if code is not None and code != request.voice.code:
                 voice = catalog.default_for(code)
         self._scheduler.add(request, Piece(segment.text, rate=segment.rate, voice=voice))
 

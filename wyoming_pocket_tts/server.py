@@ -16,13 +16,13 @@ from wyoming.error import Error
 from wyoming.event import async_write_event
 
 from . import discovery, errors
-from .cli import Settings
 from .engine.advice import log_speed_verdict
 from .engine.worker import Engine
 from .http.app import HttpSite, build_app
 from .http.studio import StudioSettings, add_studio
 from .protocol.handler import TtsEventHandler
 from .service import Service
+from .settings import Settings
 from .text.pronunciations import Pronunciations
 from .voices.catalog import VoiceCatalog, default_voice, with_default_voices
 from .voices.choices import DefaultChoices
@@ -102,9 +102,9 @@ class TtsServer:
         await asyncio.wrap_future(self.engine.ready)
         _LOGGER.info(
             "Ready: %s on %s, voices: %s",
-            ", ".join(f"{model.identity} ({model.code})" for model in self.settings.engine.models),
+            ", ".join(f"{model.label} ({model.code})" for model in self.settings.engine.models),
             self.address,
-            ", ".join(f"{spec.name} ({spec.language})" for spec in self.catalog.voices),
+            ", ".join(f"{spec.name} ({spec.code})" for spec in self.catalog.voices),
         )
         if self.engine.tuning is not None:
             log_speed_verdict(self.engine.tuning)

@@ -1,7 +1,9 @@
-"""Typed settings handed from the command line to the engine and the protocol handler."""
+"""Typed settings handed from the command line to the engine and the protocol handler, with
+every default and bound; the command line and the add-on read them from here."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -12,6 +14,21 @@ SAMPLE_WIDTH = 2
 CHANNELS = 1
 DEFAULT_LOUDNESS_LUFS = -20.0
 """Every voice is brought to this integrated loudness unless `--loudness off` (see the README)."""
+DEFAULT_URI = "tcp://0.0.0.0:10200"
+MAX_TORCH_THREADS = 64
+"""Most torch threads `--threads` accepts (a sanity bound, not a recommendation)."""
+MAX_SILENCE_MS = 10_000
+"""Longest silence made at once (`--sentence-pause`, `--lead-silence`, an SSML break): more is
+surely a typo (seconds for milliseconds)."""
+LANGUAGE_CODE = r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})?"
+"""A language code as an operator writes one (`fr`, `en-GB`, `pt_BR`): the one grammar of
+`--voice CODE:...`, `--model-config CODE=...` and pronunciation files."""
+
+
+def default_data_dir() -> Path:
+    """The XDG cache folder: saved voice states can always be made again."""
+    cache = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(cache) / "wyoming-pocket-tts"
 
 
 @dataclass(frozen=True)
@@ -22,8 +39,9 @@ class VoiceSpec:
     """Name listed in `info` and matched against a client's `voice.name`."""
     source: str
     """A pocket-tts built-in voice, an audio or `.safetensors` file, or an hf:// or https:// URL."""
-    language: str = ""
-    """Code of the model that speaks it (`ModelSettings.code`); empty: the first model's."""
+    code: str = ""
+    """Language code of the model that speaks it (`ModelSettings.code`); empty: the first
+    model's."""
     speed: float | None = None
     """Speaking rate of this voice (0.5-2.0); None: the server's `SpeechSettings.speed`."""
 
@@ -32,7 +50,7 @@ class VoiceSpec:
 class ModelSettings:
     """Which Pocket-TTS model to load and how."""
 
-    language: str | None = "english"
+    model: str | None = "english"
     """A pocket-tts built-in model (`english`, `french_24l`, ...); None when `config` is set."""
     config: str | None = None
     """A pocket-tts YAML config: local path, https:// or hf:// URL."""
@@ -46,9 +64,9 @@ class ModelSettings:
     """Language code its voices are advertised with, and requests routed by (unique)."""
 
     @property
-    def identity(self) -> str:
+    def label(self) -> str:
         """Human-readable name of the model, used in logs and `info`."""
-        return self.config if self.config is not None else f"pocket-tts {self.language}"
+        return self.config if self.config is not None else f"pocket-tts {self.model}"
 
 
 @dataclass(frozen=True)
@@ -105,7 +123,7 @@ class EngineSettings:
     """Speaking rate, pauses and lead-in."""
 
     @property
-    def model(self) -> ModelSettings:
+    def default_model(self) -> ModelSettings:
         """The default (first) model."""
         return self.models[0]
 
@@ -114,7 +132,7 @@ class EngineSettings:
 class ServerSettings:
     """Everything the protocol side needs."""
 
-    uri: str = "tcp://0.0.0.0:10200"
+    uri: str = DEFAULT_URI
     max_text_chars: int = 5000
     """Longest text accepted for one request, streamed or not."""
     clean_text: bool = True
@@ -143,3 +161,22 @@ class HttpSettings:
     """When set, every request (but /health) needs `Authorization: Bearer <token>`."""
     cors_origin: str | None = None
     """Browser pages from this origin (or `*`) may call the API; None: no CORS headers."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the command line decides."""
+
+    server: ServerSettings
+    engine: EngineSettings
+    voices: tuple[VoiceSpec, ...]
+    """Configured voices, default first; empty means pocket-tts's default voice for the model."""
+    voices_dirs: tuple[Path, ...] = ()
+    """Folders whose audio files and voice states are voices too."""
+    zeroconf_name: str | None = None
+    """Announce the server over mDNS under this name; None: do not."""
+    zeroconf_host: str | None = None
+    """Address to announce instead of the one derived from --uri."""
+    http: HttpSettings = field(default_factory=HttpSettings)
+    """The OpenAI-compatible HTTP side (off unless --http-port)."""
+    debug: bool = False

@@ -242,7 +242,7 @@ class _Sink(io.RawIOBase):
         self._position += size
         return size
 
-    def readinto(self, buffer) -> int:  # type: ignore[no-untyped-def, override]
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
         start = self._position - self._sent
         if start < 0:
             return 0

@@ -25,9 +25,6 @@ if TYPE_CHECKING:
 
 _LOGGER = logging.getLogger(__name__)
 
-DEFAULT_TARGET_LUFS = -20.0
-"""Home Assistant's and the streaming services' levels sit at -14 to -23 LUFS; see the README."""
-
 MAX_GAIN_DB = 40.0
 """A voice needing more gain (or attenuation) than this is measured wrongly, not quiet."""
 

@@ -8,10 +8,7 @@ wake late do not clip the first syllable, with no extra event or round trip) and
 
 from __future__ import annotations
 
-from ..settings import CHANNELS, SAMPLE_RATE, SAMPLE_WIDTH
-
-MAX_SILENCE_MS = 10_000
-"""Longest silence made at once; longer requests are capped (SSML breaks are too)."""
+from ..settings import CHANNELS, MAX_SILENCE_MS, SAMPLE_RATE, SAMPLE_WIDTH
 
 
 def silence_samples(ms: float, sample_rate: int = SAMPLE_RATE) -> int:

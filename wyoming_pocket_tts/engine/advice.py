@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from ..pocket import smaller_model
 from ..settings import ModelSettings
 
 if TYPE_CHECKING:
@@ -27,17 +28,17 @@ def log_speed_verdict(tuning: Tuning) -> None:
     _LOGGER.info(
         "Speed here: %s with %s (%s; %s)",
         tuning.speed,
-        settings.identity,
+        settings.label,
         label(bool(settings.quantize), tuning.threads),
         tuning.reason,
     )
-    if tuning.speed.rtf >= SLOW_RTF:
+    if not tuning.speed.rtf_known or tuning.speed.rtf >= SLOW_RTF:
         return
     _LOGGER.warning(
         "This host generates %.2f s of audio per second with %s, below %.1fx: long replies may "
         "stutter. %s",
         tuning.speed.rtf,
-        settings.identity,
+        settings.label,
         SLOW_RTF,
         suggestion(settings),
     )
@@ -45,32 +46,9 @@ def log_speed_verdict(tuning: Tuning) -> None:
 
 def suggestion(settings: ModelSettings) -> str:
     """A concrete step towards real time: a smaller built-in model, else int8, else hardware."""
-    smaller = smaller_model(settings.language) if settings.language else None
+    smaller = smaller_model(settings.model) if settings.model else None
     if smaller is not None:
         return f"Try the smaller model {smaller!r} (--language {smaller}, add-on option language)."
     if not settings.quantize:
         return "Try --quantize on (add-on option quantize: on)."
     return "No smaller model of this family: a faster CPU is needed for real time."
-
-
-def smaller_model(language: str) -> str | None:
-    """The next smaller pocket-tts built-in model of the same language, if there is one.
-
-    24-layer models step down to their 6-layer sibling; the ~100M English models to the 27.9M
-    `english_18m_2026-10`, then the 16.6M `english_7m_2026-10`, then the 11.7M
-    `english_2m_2026-10` (`_refl` variants to theirs).
-    """
-    from ..cli import builtin_languages
-
-    known = set(builtin_languages())
-    candidates: list[str] = []
-    if language.endswith("_24l"):
-        candidates.append(language.removesuffix("_24l"))
-    elif language.startswith("english_18m"):
-        candidates.append(language.replace("_18m", "_7m"))
-    elif language.startswith("english_7m"):
-        candidates.append(language.replace("_7m", "_2m"))
-    elif language.startswith("english") and not language.startswith("english_2m"):
-        refl = "_refl" if "refl" in language else ""
-        candidates.append(f"english_18m{refl}_2026-10")
-    return next((name for name in candidates if name in known), None)

@@ -6,7 +6,8 @@ LRU and its own saved states (keyed by the model's identity), so two models neve
 A model that cannot be loaded is remembered as failed until restart: its requests get an error at
 once instead of a new download attempt each.
 
-Used by the engine thread only, except `failure` (read on the loop for `describe`).
+Used by the engine thread only, except `failure` and `peek`, read on the loop (`describe`, the
+speed line, the studio's status): each is one dict lookup, atomic under the GIL.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ class ModelPool:
         self._threads = 0
         """Torch threads set for the model used last."""
         self.loads = 0
-        """Models loaded so far (reloads after an unload count again), for logs and tests."""
+        """Models loaded so far (reloads after an unload count again); tests count them."""
 
     def loaded(self) -> list[str]:
         """Codes of the models in memory, least recently used first."""
@@ -89,7 +90,7 @@ class ModelPool:
         try:
             loaded = self._load(settings)
         except Exception as error:
-            self._failed[code] = f"{settings.identity} cannot be loaded: {error}"
+            self._failed[code] = f"{settings.label} cannot be loaded: {error}"
             _LOGGER.error("Model for %s: %s", code, self._failed[code])
             raise ModelUnavailable(self._failed[code]) from error
         self._loaded[code] = loaded

@@ -45,7 +45,7 @@ class RecentRequests:
         first = request.first_audio_at
         item = Finished(
             voice=request.voice.name,
-            language=request.voice.language,
+            language=request.voice.code,
             chars=request.chars,
             first_audio=None if first is None else first - request.created,
             audio_seconds=request.audio_seconds,

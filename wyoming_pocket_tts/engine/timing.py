@@ -41,10 +41,16 @@ class Speed:
     first_audio: float
     """Seconds from the call to the first audio chunk."""
     rtf: float
-    """Real-time factor after the first chunk: seconds of audio per second of generation."""
+    """Real-time factor after the first chunk: seconds of audio per second of generation; NaN
+    when the speech ended with its first chunk (nothing after it to time)."""
+
+    @property
+    def rtf_known(self) -> bool:
+        return not math.isnan(self.rtf)
 
     def __str__(self) -> str:
-        return f"first audio {self.first_audio * 1000:.0f} ms, RTF {self.rtf:.2f}x"
+        rtf = f"RTF {self.rtf:.2f}x" if self.rtf_known else "RTF not measured"
+        return f"first audio {self.first_audio * 1000:.0f} ms, {rtf}"
 
 
 def time_serving(model: TTSModel, frames: int = FRAMES) -> Speed:

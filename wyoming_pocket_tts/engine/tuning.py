@@ -203,10 +203,10 @@ def _load(settings: ModelSettings, quantize: bool) -> TTSModel:
         if settings.config is not None:
             model = TTSModel.load_model(config=settings.config, quantize=quantize)
         else:
-            model = TTSModel.load_model(language=settings.language, quantize=quantize)
+            model = TTSModel.load_model(language=settings.model, quantize=quantize)
         if quantize:
             quantize_mimi_decoder(model)
-    _LOGGER.info("Loaded model %s in %.1f s", settings.identity, time.monotonic() - started)
+    _LOGGER.info("Loaded model %s in %.1f s", settings.label, time.monotonic() - started)
     return model
 
 

@@ -50,13 +50,13 @@ class Engine:
     @property
     def tuning(self) -> Tuning | None:
         """How the default model was loaded and how fast it runs here, once `ready` resolves."""
-        loaded = self.models.peek(self.settings.model.code)
+        loaded = self.models.peek(self.settings.default_model.code)
         return loaded.tuning if loaded is not None else None
 
     @property
     def voice_states(self) -> VoiceStates | None:
         """The default model's voice-state cache once loaded (read its stats, not its entries)."""
-        loaded = self.models.peek(self.settings.model.code)
+        loaded = self.models.peek(self.settings.default_model.code)
         return loaded.voices if loaded is not None else None
 
     def start(self) -> None:
@@ -90,7 +90,7 @@ class Engine:
 
     def _is_warm(self, request: SpeechRequest) -> bool:
         """Its model is loaded (or known to fail) and its voice state cached: no switch cost."""
-        code = request.voice.language
+        code = request.voice.code
         if self.models.failure(code) is not None:
             return True
         loaded = self.models.peek(code)
@@ -146,7 +146,7 @@ class Engine:
                 return []
             voice_spec = piece.voice or request.voice
             try:
-                loaded = self.models.get(voice_spec.language)
+                loaded = self.models.get(voice_spec.code)
             except ModelUnavailable as error:
                 self.scheduler.fail(request, JobError(MODEL_UNAVAILABLE, str(error)))
                 return []

@@ -53,7 +53,7 @@ async def list_models(request: web.Request) -> web.Response:
     created = int(time.time())
     ids = [MODEL_ID]
     for model in service.engine.settings.models:
-        ids += [name for name in (model.language, model.code) if name and name not in ids]
+        ids += [name for name in (model.model, model.code) if name and name not in ids]
     data = [{"id": i, "object": "model", "created": created, "owned_by": "kyutai"} for i in ids]
     return web.json_response({"object": "list", "data": data})
 
@@ -91,7 +91,7 @@ async def create_speech(request: web.Request) -> web.StreamResponse:
         )
     voice = _voice(service, body.get("voice"), _language(service, body.get("model")))
     ssml = looks_like_ssml(raw)
-    text = raw if ssml else await prepare(service, raw, voice.language)
+    text = raw if ssml else await prepare(service, raw, voice.code)
     if not text.strip():
         raise ApiError(400, "'input' has nothing to say", errors.EMPTY_INPUT, "input")
     _LOGGER.debug("HTTP speech: %d chars, voice %s, %s", len(text), voice.name, fmt)
@@ -201,7 +201,7 @@ def _language(service: Service, model: object) -> str | None:
     if not isinstance(model, str):
         return None
     for settings in service.engine.settings.models:
-        if model in (settings.language, settings.config) or same_language(model, settings.code):
+        if model in (settings.model, settings.config) or same_language(model, settings.code):
             return settings.code
     return None
 

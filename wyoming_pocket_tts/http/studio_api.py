@@ -129,9 +129,9 @@ class StudioApi:
             raise StudioError(400, "bad-text", f"Text of at most {MAX_PREPARE_CHARS} characters")
         voice = self.service.catalog.resolve(body.get("voice"), body.get("language"))
         # Exactly the intake's preparation, so the page shows what a request would speak.
-        prepared = await asyncio.to_thread(Intake(self.service).prepare, text, voice.language)
+        prepared = await asyncio.to_thread(Intake(self.service).prepare, text, voice.code)
         return web.json_response(
-            {"voice": voice.name, "language": voice.language, "prepared": prepared}
+            {"voice": voice.name, "language": voice.code, "prepared": prepared}
         )
 
     def _language(self, language: object) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..engine.advice import SLOW_RTF
+from ..engine.timing import Speed
 from ..service import Service
 from ..settings import VoiceSpec
 from ..voices import cloning
@@ -33,8 +34,8 @@ def origin(spec: VoiceSpec, manager: VoiceManager) -> str:
 def voice_view(spec: VoiceSpec, service: Service, manager: VoiceManager) -> dict[str, Any]:
     """One voice: name, origin, readiness and, when it is not ready, why and how to fix it."""
     catalog, engine = service.catalog, service.engine
-    model_failure = engine.models.failure(spec.language)
-    reason = model_failure or catalog.failures.reason(spec)
+    model_failure = engine.models.failure(spec.code)
+    reason = model_failure or catalog.failures.check(spec)
     remedy = link = None
     if model_failure is not None:
         remedy = "The model of this language could not be loaded: see the server log"
@@ -44,11 +45,11 @@ def voice_view(spec: VoiceSpec, service: Service, manager: VoiceManager) -> dict
         remedy = BROKEN_FILE_REMEDY
     return {
         "name": spec.name,
-        "language": spec.language,
+        "language": spec.code,
         "description": describe_voice(spec),
         "origin": origin(spec, manager),
         "editable": manager.editable(spec),
-        "default": catalog.default_for(spec.language).name == spec.name,
+        "default": catalog.default_for(spec.code).name == spec.name,
         "ready": reason is None,
         "reason": reason,
         "remedy": remedy,
@@ -66,7 +67,7 @@ def voices_view(service: Service, manager: VoiceManager) -> dict[str, Any]:
                 "code": code,
                 "default": catalog.default_for(code).name,
                 "voices": [
-                    voice_view(spec, service, manager) for spec in voices if spec.language == code
+                    voice_view(spec, service, manager) for spec in voices if spec.code == code
                 ],
             }
             for code in catalog.languages
@@ -83,7 +84,7 @@ def status_view(service: Service) -> dict[str, Any]:
     for settings in engine.settings.models:
         entry: dict[str, Any] = {
             "code": settings.code,
-            "model": settings.identity,
+            "model": settings.label,
             "loaded": settings.code in loaded,
             "failure": engine.models.failure(settings.code),
         }
@@ -94,10 +95,8 @@ def status_view(service: Service) -> dict[str, Any]:
                 "quantized": bool(tuning.settings.quantize),
                 "threads": tuning.threads,
                 "first_audio_ms": round(tuning.speed.first_audio * 1000),
-                "rtf": round(tuning.speed.rtf, 2),
-                "verdict": (
-                    "fast enough" if tuning.speed.rtf >= SLOW_RTF else "slow: replies may stutter"
-                ),
+                "rtf": round(tuning.speed.rtf, 2) if tuning.speed.rtf_known else None,
+                "verdict": _verdict(tuning.speed),
             }
         models.append(entry)
     scheduler = engine.scheduler
@@ -107,3 +106,9 @@ def status_view(service: Service) -> dict[str, Any]:
         "queue": {"in_care": scheduler.in_care, "max": scheduler.max_queue},
         "recent": scheduler.recent.snapshot(),
     }
+
+
+def _verdict(speed: Speed) -> str:
+    if not speed.rtf_known:  # JSON has no NaN: the page would fail to read the whole status
+        return "not measured"
+    return "fast enough" if speed.rtf >= SLOW_RTF else "slow: replies may stutter"

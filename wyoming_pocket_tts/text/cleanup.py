@@ -1,7 +1,8 @@
-"""Clean text for speech: no markup, emoji or symbols a TTS must not read out.
+"""Clean text for speech: no markup, emoji or pictographs a TTS must not read out.
 
 `clean_for_speech` strips what a TTS must not read out: markdown syntax, HTML, emoji and
-other symbols. Choices: fenced code blocks are dropped (code read aloud is noise), inline
+pictographic symbols (✓ ★ → © ™). Other signs stay (currency, %, ‰, §, ±): the number reader
+says those it knows. Choices: fenced code blocks are dropped (code read aloud is noise), inline
 code keeps its content, links keep their text, images are dropped, bare URLs are reduced to
 their host name ("example.com"), list markers (bullets and "1." numbers) are dropped, and
 list items, headings, table rows and paragraphs get a closing "." so they are spoken as

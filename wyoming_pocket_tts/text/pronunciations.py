@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..settings import LANGUAGE_CODE
 from ..voices.choices import write_atomically
 
 _LOGGER = logging.getLogger(__name__)
@@ -24,7 +25,7 @@ SEPARATOR = "->"
 MAX_ENTRIES = 500
 MAX_CHARS = 100
 """Longest written or said form."""
-_CODE_RE = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})?")
+_CODE_RE = re.compile(LANGUAGE_CODE)
 
 
 @dataclass(frozen=True)

@@ -19,13 +19,14 @@ from __future__ import annotations
 import html
 import logging
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from defusedxml.ElementTree import DefusedXMLParser, ParseError
 
+from ..settings import MAX_SILENCE_MS
 from .say_as import say_as
 from .sentences import SentenceSplitter
+from .ssml_values import PARAGRAPH_PAUSE_MS, SENTENCE_PAUSE_MS, break_ms, prosody_rate
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -33,35 +34,7 @@ MAX_SSML_CHARS = 100_000
 """Input past this is ignored (the server's --max-text-chars normally refuses it first)."""
 MAX_DEPTH = 32
 """Elements nested deeper than this are treated as unknown: their text is kept."""
-MAX_BREAK_MS = 10_000
-"""Longest single `<break>` (the limit the big cloud voices use too)."""
-MIN_RATE, MAX_RATE = 0.5, 2.0
-BREAK_STRENGTH_MS: Mapping[str, int] = {
-    "none": 0,
-    "x-weak": 100,
-    "weak": 250,
-    "medium": 400,
-    "strong": 700,
-    "x-strong": 1000,
-}
-"""`<break strength>`; a bare `<break/>` is medium."""
-SENTENCE_PAUSE_MS = BREAK_STRENGTH_MS["weak"]
-"""After `</s>`."""
-PARAGRAPH_PAUSE_MS = BREAK_STRENGTH_MS["strong"]
-"""After `</p>`."""
-RATE_NAMES: Mapping[str, float] = {
-    "x-slow": 0.6,
-    "slow": 0.8,
-    "medium": 1.0,
-    "default": 1.0,
-    "fast": 1.25,
-    "x-fast": 1.5,
-}
-"""`<prosody rate>` names, as factors of the voice's own speed."""
-
 _XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
-_TIME_RE = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*(ms|s)\s*", re.IGNORECASE)
-_PERCENT_RE = re.compile(r"\s*([+-]?)([0-9]+(?:\.[0-9]+)?)\s*%\s*")
 _DOCTYPE_RE = re.compile(r"<!DOCTYPE[^\[>]*(?:\[.*?\])?\s*>", re.DOTALL | re.IGNORECASE)
 _COMMENT_RE = re.compile(r"<!--.*?-->", re.DOTALL)
 _CDATA_RE = re.compile(r"<!\[CDATA\[(.*?)\]\]>", re.DOTALL)
@@ -275,7 +248,7 @@ class SsmlStream:
         self._depth += 1
         name = tag.rsplit("}", 1)[-1].lower() if self._depth <= MAX_DEPTH else ""
         language = attrib.get(_XML_LANG) or attrib.get("lang") or scope.language
-        rate = _rate(attrib.get("rate"), scope.rate) if name == "prosody" else scope.rate
+        rate = prosody_rate(attrib.get("rate"), scope.rate) if name == "prosody" else scope.rate
         new = _Scope(name, language if name else scope.language, rate, attrib=dict(attrib))
         new.silent = scope.silent
         if scope.collect is not None:
@@ -285,7 +258,7 @@ class SsmlStream:
         if name in ("p", "s"):
             self._end_sentence()
         elif name == "break":
-            self._pause(_break_ms(attrib), structural=False)
+            self._pause(break_ms(attrib), structural=False)
         elif name == "sub" and not scope.silent:
             self._text(attrib.get("alias", ""), new.language, new.rate)
             new.silent = True
@@ -368,7 +341,7 @@ class SsmlStream:
             return
         last = self._out[-1] if self._out else None
         if isinstance(last, Pause):
-            self._out[-1] = Pause(min(MAX_BREAK_MS, last.ms + ms))
+            self._out[-1] = Pause(min(MAX_SILENCE_MS, last.ms + ms))
         elif ms > 0:
             self._out.append(Pause(ms))
 
@@ -381,34 +354,3 @@ class SsmlStream:
     def _take(self) -> list[Segment]:
         out, self._out = self._out, []
         return out
-
-
-def _break_ms(attrib: Mapping[str, str]) -> int:
-    """`time="2s"`/`"500ms"` wins over `strength`; bare: medium."""
-    match = _TIME_RE.fullmatch(attrib.get("time", ""))
-    if match:
-        value = float(match.group(1)) * (1 if match.group(2).lower() == "ms" else 1000)
-        return min(MAX_BREAK_MS, round(value))
-    strength = attrib.get("strength", "medium").strip().lower()
-    return BREAK_STRENGTH_MS.get(strength, BREAK_STRENGTH_MS["medium"])
-
-
-def _rate(value: str | None, current: float) -> float:
-    """`<prosody rate>`: a name, `150%` (of the voice's speed), `+20%` (of the enclosing rate)
-    or a bare factor; anything else keeps the enclosing rate."""
-    if value is None:
-        return current
-    value = value.strip().lower()
-    if value in RATE_NAMES:
-        rate = RATE_NAMES[value]
-    elif match := _PERCENT_RE.fullmatch(value):
-        sign, number = match.group(1), float(match.group(2)) / 100
-        rate = current * (1 + number if sign == "+" else 1 - number) if sign else number
-    else:
-        try:
-            rate = float(value)
-        except ValueError:
-            return current
-    if not rate > 0:  # also NaN
-        return current
-    return round(min(MAX_RATE, max(MIN_RATE, rate)), 3)

@@ -15,25 +15,14 @@ from enum import Enum
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from ..settings import MAX_SPEED, MIN_SPEED, ModelSettings, VoiceSpec
+from ..pocket import default_voice_source
+from ..settings import LANGUAGE_CODE, MAX_SPEED, MIN_SPEED, ModelSettings, VoiceSpec
 from .choices import DefaultChoices
-from .defaults import default_voice_source
 from .folder import VoiceFolder, file_version
 
 _LOGGER = logging.getLogger(__name__)
 
 _URL_PREFIXES = ("hf://", "http://", "https://")
-
-_LANGUAGE_CODES = {
-    "english": "en",
-    "french": "fr",
-    "german": "de",
-    "portuguese": "pt",
-    "italian": "it",
-    "spanish": "es",
-    "dutch": "nl",
-}
-"""Pocket-TTS model names start with the language they speak; Home Assistant wants ISO codes."""
 
 
 class VoiceKind(str, Enum):
@@ -54,7 +43,7 @@ def voice_kind(source: str) -> VoiceKind:
     return VoiceKind.BUILTIN
 
 
-_LANGUAGE_PREFIX_RE = re.compile(r"^([A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})?):(?!//)(.+)$")
+_LANGUAGE_PREFIX_RE = re.compile(rf"^({LANGUAGE_CODE}):(?!//)(.+)$")
 """`fr:mamie=...`: a language code, then a colon not starting a URL (`hf://...`)."""
 _SPEED_SUFFIX_RE = re.compile(r",\s*speed\s*=\s*([^,=]*)$")
 """`...,speed=1.2` at the very end: no voice source ends like that."""
@@ -101,7 +90,7 @@ def parse_voice_arg(value: str) -> VoiceSpec:
     name, source = name.strip(), source.strip()
     if not name or not source:
         raise ValueError(f"expected [CODE:]NAME=SOURCE[,speed=FACTOR] or SOURCE, got {value!r}")
-    return VoiceSpec(name=name, source=source, language=language, speed=speed)
+    return VoiceSpec(name=name, source=source, code=language, speed=speed)
 
 
 def same_language(requested: str, code: str) -> bool:
@@ -110,19 +99,10 @@ def same_language(requested: str, code: str) -> bool:
     return requested == code or requested.split("-")[0] == code.split("-")[0]
 
 
-def language_code(model: ModelSettings) -> str:
-    """The ISO code of a model's language, from its name or config file name ('en' if unknown)."""
-    stem = model.language or Path(model.config.split("@")[0] if model.config else "").stem
-    for prefix, code in _LANGUAGE_CODES.items():
-        if stem.lower().startswith(prefix):
-            return code
-    return "en"
-
-
 def default_voice(model: ModelSettings) -> VoiceSpec:
     """Pocket-TTS's own default voice for the model (a built-in, or its audio for custom models)."""
-    name, source = default_voice_source(model.language, model.config)
-    return VoiceSpec(name=name, source=source, language=model.code)
+    name, source = default_voice_source(model.model, model.config)
+    return VoiceSpec(name=name, source=source, code=model.code)
 
 
 def with_default_voices(
@@ -134,7 +114,7 @@ def with_default_voices(
     """
     result = list(voices)
     for model in models:
-        if any(spec.language == model.code for spec in result):
+        if any(spec.code == model.code for spec in result):
             continue
         spec = default_voice(model)
         if any(other.name == spec.name for other in result):
@@ -173,18 +153,19 @@ class LoadFailures:
 
     def record(self, spec: VoiceSpec, reason: str) -> None:
         """Remember that `spec` failed to load as its source is now."""
-        self._failed[f"{spec.language}:{spec.source}"] = (_source_version(spec), reason)
+        self._failed[f"{spec.code}:{spec.source}"] = (_source_version(spec), reason)
 
-    def reason(self, spec: VoiceSpec) -> str | None:
-        """Why `spec` cannot load, if it failed as it is now."""
-        no_cloning = self._no_cloning.get(spec.language)
+    def check(self, spec: VoiceSpec) -> str | None:
+        """Why `spec` cannot load as it is now, None if it can; a voice refused for want of the
+        cloning weights is named in the log the first time it is checked."""
+        no_cloning = self._no_cloning.get(spec.code)
         if no_cloning is not None and is_audio_prompt(spec.source):
             reason, remedy = no_cloning
             if spec.name not in self._told:  # once per voice, whoever asks first
                 self._told.add(spec.name)
                 _LOGGER.warning("Voice %s is not offered: %s. %s", spec.name, reason, remedy)
             return reason
-        failure = self._failed.get(f"{spec.language}:{spec.source}")
+        failure = self._failed.get(f"{spec.code}:{spec.source}")
         if failure is None or failure[0] != _source_version(spec):
             return None
         return failure[1]
@@ -215,16 +196,16 @@ class VoiceCatalog:
     ) -> None:
         if not voices:
             raise ValueError("at least one voice is required")
-        self.languages = list(languages) or [voices[0].language or "en"]
+        self.languages = list(languages) or [voices[0].code or "en"]
         first = self.languages[0]
         self._configured: dict[str, VoiceSpec] = {}
         for spec in voices:
             if spec.name in self._configured:
                 raise ValueError(f"voice {spec.name!r} is configured twice")
-            if not spec.language:
-                spec = dataclasses.replace(spec, language=first)
-            if spec.language not in self.languages:
-                raise ValueError(f"voice {spec.name!r}: language {spec.language!r} is not served")
+            if not spec.code:
+                spec = dataclasses.replace(spec, code=first)
+            if spec.code not in self.languages:
+                raise ValueError(f"voice {spec.name!r}: language {spec.code!r} is not served")
             self._configured[spec.name] = spec
         self._first = next(iter(self._configured.values()))
         self.chosen = chosen or DefaultChoices()
@@ -242,12 +223,12 @@ class VoiceCatalog:
         """All voices as they are now: the default voice first, then each language's chosen
         default, then the others in configured and folder order."""
         self._scan()
-        front = [self._default_for(self._first.language).name]
+        front = [self._default_for(self._first.code).name]
         front += [self._default_for(code).name for code in self.languages if self.chosen.get(code)]
         everything = [*self._configured.values(), *self._found.values()]
         names = {spec.name for spec in everything}
         for code, spec in self._last_resort.items():  # while it stands in for the default
-            if spec.name not in names and self.failures.reason(self._default_for(code)):
+            if spec.name not in names and self.failures.check(self._default_for(code)):
                 everything.append(spec)
         return sorted(
             everything, key=lambda s: front.index(s.name) if s.name in front else len(front)
@@ -256,7 +237,7 @@ class VoiceCatalog:
     @property
     def default(self) -> VoiceSpec:
         """The default voice: the first configured voice's language's default."""
-        return self.default_for(self._first.language)
+        return self.default_for(self._first.code)
 
     @property
     def configured(self) -> list[VoiceSpec]:
@@ -265,7 +246,7 @@ class VoiceCatalog:
 
     def voices_of(self, language: str) -> list[VoiceSpec]:
         """The voices of one language, its default first."""
-        return [spec for spec in self.voices if spec.language == language]
+        return [spec for spec in self.voices if spec.code == language]
 
     def default_for(self, language: str) -> VoiceSpec:
         """The default voice of a configured language: the one chosen for it while it exists,
@@ -276,10 +257,10 @@ class VoiceCatalog:
 
     def _default_for(self, language: str) -> VoiceSpec:
         chosen = self._lookup(self.chosen.get(language))
-        if chosen is not None and chosen.language == language:
+        if chosen is not None and chosen.code == language:
             return chosen
         return next(
-            (spec for spec in self._configured.values() if spec.language == language),
+            (spec for spec in self._configured.values() if spec.code == language),
             self._first,
         )
 
@@ -299,7 +280,7 @@ class VoiceCatalog:
             fallback = self._default_of(language)
             _LOGGER.warning("Unknown voice %.64r requested: using %s", name, fallback.name)
             return fallback
-        reason = self.failures.reason(spec)
+        reason = self.failures.check(spec)
         if reason is not None:
             return self._fallback(spec, reason) or spec
         return spec
@@ -314,9 +295,9 @@ class VoiceCatalog:
     def _fallback(self, spec: VoiceSpec, reason: str) -> VoiceSpec | None:
         """The one rule for a voice that cannot load: its language's default speaks instead;
         for the default itself, pocket-tts's own default voice of the language."""
-        fallback = self.default_for(spec.language)
+        fallback = self.default_for(spec.code)
         if fallback == spec:
-            fallback = self._last_resort.get(spec.language, spec)
+            fallback = self._last_resort.get(spec.code, spec)
         if fallback == spec:
             return None
         _LOGGER.warning("Voice %s cannot load (%s): using %s", spec.name, reason, fallback.name)

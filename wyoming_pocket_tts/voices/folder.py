@@ -59,10 +59,10 @@ def _is_voice_file(entry: os.DirEntry[str]) -> bool:
 class VoiceFolder:
     """The voices in one folder, as it is on disk now."""
 
-    def __init__(self, path: Path, language: str = "") -> None:
+    def __init__(self, path: Path, code: str = "") -> None:
         self.path = path
-        self.language = language
-        """Code of the model its voices belong to."""
+        self.code = code
+        """Language code of the model its voices belong to."""
         self._checked: dict[Path, tuple[_Version, str | None]] = {}
 
     def scan(self) -> list[VoiceSpec]:
@@ -81,7 +81,7 @@ class VoiceFolder:
             if path.stem in voices:
                 _LOGGER.debug("Voice %s: %s is shadowed by another file", path.stem, path.name)
                 continue
-            voices[path.stem] = VoiceSpec(name=path.stem, source=str(path), language=self.language)
+            voices[path.stem] = VoiceSpec(name=path.stem, source=str(path), code=self.code)
         return list(voices.values())
 
     def _usable(self, path: Path) -> bool:

@@ -116,9 +116,9 @@ class VoiceManager:
     def choose_default(self, language: str, name: str) -> None:
         """Make `name` the default voice of `language`, now and after restarts."""
         spec = self._known(name)
-        if spec.language != language:
+        if spec.code != language:
             raise VoiceEditError(
-                "wrong-language", f"Voice {spec.name} speaks {spec.language}, not {language}"
+                "wrong-language", f"Voice {spec.name} speaks {spec.code}, not {language}"
             )
         self.catalog.chosen.choose(language, spec.name)
         _LOGGER.info("Default voice of %s: %s", language, spec.name)

@@ -14,24 +14,22 @@ import logging
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..audio.loudness import gain_for, measure_voice
 from ..host import encoding_threads
 from ..settings import LoudnessSettings, VoiceSpec
 from .catalog import VoiceKind, is_audio_prompt, voice_kind
 from .cloning import VoiceCloningUnavailable, can_clone
-from .folder import AUDIO_SUFFIXES, file_version
+from .folder import file_version
 from .lru import LruCache
 from .prompt_audio import read_prompt
-from .store import VoiceStateStore
+from .store import ModelState, VoiceStateStore
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
 
 _LOGGER = logging.getLogger(__name__)
-
-ModelState = dict[str, dict[str, Any]]
 
 TRUNCATE_PROMPTS = True
 """Prompts from URLs are cut to 30 s by pocket-tts; files by `read_prompt`."""
@@ -50,9 +48,9 @@ class VoiceKey:
         return f"{self.source}{'#' + self.fingerprint[:12] if self.fingerprint else ''}"
 
     @property
-    def is_audio(self) -> bool:
-        """An audio prompt: costly to encode, so worth saving (a `.safetensors` is a state)."""
-        return Path(self.source.split("@")[0]).suffix.lower() in AUDIO_SUFFIXES
+    def is_prompt(self) -> bool:
+        """Audio to clone (`is_audio_prompt`): costly to encode, so its state is worth saving."""
+        return is_audio_prompt(self.source)
 
 
 class FileFingerprints:
@@ -107,9 +105,7 @@ class VoiceStates:
         """The model's language code: the calibration phrase is spoken in it."""
         self.cache: LruCache[VoiceKey, Voice] = LruCache(capacity)
         self.encodes = 0
-        """Prompts encoded from audio (the expensive path), for logs and tests."""
-        self.calibrations = 0
-        """Voices whose loudness was measured by speaking (not read from disk)."""
+        """Prompts encoded from audio (the expensive path); tests count them."""
         self._fingerprints = FileFingerprints()
 
     def key_for(self, spec: VoiceSpec) -> VoiceKey:
@@ -133,14 +129,14 @@ class VoiceStates:
 
     def _load(self, spec: VoiceSpec, key: VoiceKey) -> Voice:
         source = self._prompt_source(spec, key)
-        if not can_clone(self._model) and is_audio_prompt(str(source)):
+        if not can_clone(self._model) and key.is_prompt:
             raise VoiceCloningUnavailable()
         store, saved = self._store, None
         if store is not None:
             saved = store.path_for(
                 key.fingerprint or key.source, key.truncate, can_clone(self._model)
             )
-        found = store.load(self._model, saved) if store and saved and key.is_audio else None
+        found = store.load(self._model, saved) if store and saved and key.is_prompt else None
         if found is not None:
             state, loudness = found
             _LOGGER.info("Loaded voice %s from its saved state", spec.name)
@@ -148,14 +144,14 @@ class VoiceStates:
         else:
             state = self._make(spec, key, source)
             loudness = None
-            if store is not None and saved is not None and self._loudness and not key.is_audio:
+            if store is not None and saved is not None and self._loudness and not key.is_prompt:
                 loudness = store.load_loudness(saved)
-            fresh = key.is_audio  # an encoded state is worth saving
+            fresh = key.is_prompt  # an encoded state is worth saving
         if self._loudness is not None and loudness is None:
             loudness = self._calibrate(spec, state)
             fresh = True
         if store is not None and saved is not None and fresh:
-            if key.is_audio:
+            if key.is_prompt:
                 store.save(state, saved, loudness)
             elif loudness is not None:
                 store.save_loudness(saved, loudness)
@@ -167,13 +163,13 @@ class VoiceStates:
         """Encode an audio prompt, or load a built-in or `.safetensors` state."""
         started = time.monotonic()
         with encoding_threads():
-            if isinstance(source, Path) and key.is_audio:
+            if isinstance(source, Path) and key.is_prompt:
                 prompt = read_prompt(source, self._model.sample_rate, spec.name)
                 state = self._model.get_state_for_audio_prompt(prompt)
             else:
                 state = self._model.get_state_for_audio_prompt(source, truncate=key.truncate)
         elapsed = time.monotonic() - started
-        if key.is_audio:
+        if key.is_prompt:
             self.encodes += 1
             _LOGGER.info("Encoded voice %s in %.2f s", spec.name, elapsed)
         else:
@@ -182,7 +178,6 @@ class VoiceStates:
 
     def _calibrate(self, spec: VoiceSpec, state: ModelState) -> float:
         assert self._loudness is not None
-        self.calibrations += 1
         return measure_voice(self._model, state, self._language, spec.name)
 
     def _prompt_source(self, spec: VoiceSpec, key: VoiceKey) -> str | Path:

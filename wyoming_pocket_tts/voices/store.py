@@ -49,7 +49,7 @@ def model_identity(settings: ModelSettings) -> str:
     if settings.quantize is None:
         raise ValueError("model_identity needs the resolved quantisation, not auto")
     digest = hashlib.sha256(f"pocket-tts {version('pocket-tts')} q={settings.quantize}".encode())
-    config = settings.config or str(CONFIGS_DIR / f"{settings.language}.yaml")
+    config = settings.config or str(CONFIGS_DIR / f"{settings.model}.yaml")
     if config.startswith(("hf://", "http://", "https://")):
         digest.update(config.encode())  # hf:// revisions pin the content
         return digest.hexdigest()

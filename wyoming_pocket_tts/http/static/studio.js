@@ -340,7 +340,7 @@ async function loadStatus() {
     el("td", {}, m.code), el("td", {}, m.model),
     el("td", {}, m.failure ? "failed: " + m.failure : m.loaded ? "loaded" + (m.quantized ? " (int8)" : "") : "loads on first use"),
     el("td", {}, m.first_audio_ms !== undefined ? `${m.first_audio_ms} ms` : ""),
-    el("td", {}, m.rtf !== undefined ? `${m.rtf}× real time` : ""),
+    el("td", {}, m.rtf != null ? `${m.rtf}× real time` : ""),
     el("td", { class: m.verdict && m.verdict.startsWith("slow") ? "verdict-warn" : "verdict-good" }, m.verdict || ""))));
   $("status-queue").textContent = `${data.queue.in_care} of ${data.queue.max} places in use`;
   $("status-recent").tBodies[0].replaceChildren(...data.recent.map((r) => el("tr", { class: "request" },

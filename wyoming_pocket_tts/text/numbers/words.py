@@ -25,10 +25,6 @@ class Number:
     whole: int
     fraction: str = ""
 
-    @property
-    def whole_digits(self) -> int:
-        return len(str(self.whole))
-
 
 def parse_number(text: str, language: Language) -> Number:
     """Parse "-1,250.5", "1.250", "2 500" or "21,5" the way the language writes numbers.
