@@ -84,7 +84,7 @@ def test_int8_settings_load_with_the_int8_mimi_decoder(
 ) -> None:
     for quantize in (True, False):
         settings = ModelSettings(
-            language=None, config=str(endless_model.config_path), quantize=quantize
+            model=None, config=str(endless_model.config_path), quantize=quantize
         )
         model, result = load_tuned_model(settings, tmp_path, frames=3, rounds=1)
         assert speedups.is_mimi_decoder_int8(model) is quantize
