@@ -243,6 +243,7 @@ def main() -> None:
     logging.basicConfig(level=logging.ERROR)  # pocket-tts warns on every EOS-less generation
     runs = args.runs or (2 if args.quick else 5)
     started = time.monotonic()
+    results: dict[str, Any]
     if args.tries:
         from . import tries
 
@@ -271,7 +272,7 @@ def main() -> None:
 
         with tempfile.TemporaryDirectory(prefix="pocket-bench-") as tmp:
             rows = model_table(list(args.table or TABLE_MODELS), runs, Path(tmp))
-        results: dict[str, Any] = {"models": rows, "runs": runs}
+        results = {"models": rows, "runs": runs}
         results["bench_seconds"] = time.monotonic() - started
         table = render_table(rows, runs)
     else:

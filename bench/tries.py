@@ -80,7 +80,7 @@ def prompt_threads(model: TTSModel, count: int) -> Iterator[None]:
         finally:
             set_torch_threads(1)
 
-    model.flow_lm.backbone = backbone  # type: ignore[method-assign]
+    model.flow_lm.backbone = backbone
     try:
         yield
     finally:
