@@ -5,9 +5,10 @@ Mimi, not the LM, is the slower of the two stages once the LM is int8 (`script/b
 at `english` shapes Mimi's decoder takes 18.5 ms of CPU per frame against the LM's 14.6), and a
 third of Mimi's time is its decoder transformer: eight fp32 matrix products over the 16 steps of
 each frame. torch's dynamic int8 for those linear layers, the same backend pocket-tts uses for the
-LM, cut the process's CPU per frame by 8-12% and raised the real-time factor by about 1.1x
-(`script/bench --tries`, two runs of 3 interleaved rounds on a busy 2-core host); the audio moves
-by 5e-5 of its RMS level (under one 16-bit step), against 6e-3 for pocket-tts's own int8.
+LM, took Mimi alone from 18.5 to 15.5 ms of CPU per frame, and the process's CPU per frame was
+lower in three runs of four (`script/bench --tries` on a busy 2-core host; the wall-clock gain
+there was within the noise). The audio moves by 5e-5 of its RMS level (under one 16-bit step),
+against 6e-3 for pocket-tts's own int8.
 
 It goes with int8 wherever int8 is chosen (`tuning`), so the per-host comparison of fp32 and
 int8 measures it. Where torch has no int8 engine the decoder stays fp32 and the log says so.
