@@ -1,4 +1,4 @@
-"""`python -m bench [--quick | --model NAME | --table [NAME ...]] [--tuning]`: server vs pocket-tts.
+"""`python -m bench [--quick | --model NAME | --table [NAME ...]] [--tuning|--profile|--tries]`.
 
 Both sides use the same model (the layer shapes of pocket-tts's default `english.yaml`, random
 weights; `--model NAME` any packaged config's shapes; `--quick` the tiny test model) with
@@ -8,7 +8,8 @@ with the same settings as the library (`--quantize off`, fp32), and the server w
 flags (`--quantize auto`) against pocket-tts with its own defaults (fp32). Prints a Markdown table
 with the ratios; `--json` also writes the raw figures. `--table` measures fp32 and int8 per model
 shape instead (`bench.models`); `--tuning` what `--quantize auto` decides, against every
-configuration end to end (`bench.tuning`).
+configuration end to end (`bench.tuning`); `--profile` one frame's time by part, beside this
+host's floor (`bench.profile_report`); `--tries` each speed-up tried for issue 28 (`bench.tries`).
 """
 
 from __future__ import annotations
@@ -221,6 +222,16 @@ def main() -> None:
         help="fp32 vs int8 per model shape, with RSS (default: the README's models)",
     )
     parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="one frame's time by part (fp32/int8, 1/2 threads) beside this host's floor",
+    )
+    parser.add_argument(
+        "--tries",
+        action="store_true",
+        help="each speed-up tried for issue 28 against pocket-tts's defaults (bench.tries)",
+    )
+    parser.add_argument(
         "--tuning",
         action="store_true",
         help="what --quantize auto decides, against every configuration end to end",
@@ -232,7 +243,24 @@ def main() -> None:
     logging.basicConfig(level=logging.ERROR)  # pocket-tts warns on every EOS-less generation
     runs = args.runs or (2 if args.quick else 5)
     started = time.monotonic()
-    if args.tuning:
+    results: dict[str, Any]
+    if args.tries:
+        from . import tries
+
+        with tempfile.TemporaryDirectory(prefix="pocket-bench-") as tmp:
+            results = tries.measure("tiny" if args.quick else args.model, args.runs or 3, Path(tmp))
+        results["bench_seconds"] = time.monotonic() - started
+        table = tries.render(results)
+    elif args.profile:
+        from . import profile_report
+
+        with tempfile.TemporaryDirectory(prefix="pocket-bench-") as tmp:
+            results = profile_report.measure(
+                "tiny" if args.quick else args.model, args.runs or 3, Path(tmp)
+            )
+        results["bench_seconds"] = time.monotonic() - started
+        table = profile_report.render(results)
+    elif args.tuning:
         from . import tuning
 
         with tempfile.TemporaryDirectory(prefix="pocket-bench-") as tmp:
@@ -244,7 +272,7 @@ def main() -> None:
 
         with tempfile.TemporaryDirectory(prefix="pocket-bench-") as tmp:
             rows = model_table(list(args.table or TABLE_MODELS), runs, Path(tmp))
-        results: dict[str, Any] = {"models": rows, "runs": runs}
+        results = {"models": rows, "runs": runs}
         results["bench_seconds"] = time.monotonic() - started
         table = render_table(rows, runs)
     else:

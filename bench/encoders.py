@@ -58,10 +58,11 @@ def with_pyav(fmt: str, chunks: list[bytes]) -> tuple[int, int]:
     sink = io.BytesIO()
     container = av.open(sink, "w", format=container_format)
     stream = container.add_stream(codec, rate=48000 if codec == "libopus" else RATE)
+    assert isinstance(stream, av.audio.stream.AudioStream)
     stream.layout = "mono"
     if codec in ("libmp3lame", "aac"):
         stream.bit_rate = 64000
-    resampler = av.AudioResampler(format=stream.format.name, layout="mono", rate=stream.rate)
+    resampler = av.AudioResampler(format=stream.format.name, layout="mono", rate=int(stream.rate))
     early = 0
     for position, chunk in enumerate(chunks):
         frame = av.AudioFrame.from_ndarray(

@@ -102,7 +102,8 @@ def f0(x: np.ndarray) -> float:
 
 def voiced(seconds: float = 2.0, freq: float = 120.0) -> np.ndarray:
     t = np.arange(int(SR * seconds)) / SR
-    return sum(0.3 / k * np.sin(2 * np.pi * freq * k * t) for k in range(1, 8)).astype(np.float32)
+    waves = (0.3 / k * np.sin(2 * np.pi * freq * k * t) for k in range(1, 8))
+    return sum(waves, np.zeros_like(t)).astype(np.float32)
 
 
 def load(path: str) -> np.ndarray:

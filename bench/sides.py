@@ -20,7 +20,7 @@ from wyoming.tts import (
     SynthesizeVoice,
 )
 
-from tests.support import AUDIO_STOP, ServerProcess, read_until
+from tests.support import AUDIO_STOP, Reply, ServerProcess, read_until
 
 SAMPLE_RATE = 24000
 
@@ -146,7 +146,7 @@ class Server:
         self.process.stop()
 
 
-def _timed(reply, started: float) -> Run:
+def _timed(reply: Reply, started: float) -> Run:
     chunks = reply.chunk_times
     return Run(
         ttfa=chunks[0] - started,

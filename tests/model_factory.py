@@ -24,6 +24,7 @@ builds many models under `tmp_path` trains and initialises each of them once.
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import json
 import logging
@@ -496,7 +497,7 @@ def _cached_voice_states(
                 Path(folder) / f"{name}.wav", seed=seed + zlib.crc32(name.encode())
             )
             state = model.get_state_for_audio_prompt(wav)
-            _cached(paths[name], lambda path, state=state: export_model_state(state, path))
+            _cached(paths[name], functools.partial(_export_state, state))
     return paths
 
 
@@ -545,6 +546,10 @@ def _subtype_for(audio_format: str, subtype: str) -> str:
     if subtype == "PCM_16":
         return soundfile.default_subtype(audio_format)
     raise ValueError(f"{audio_format} files cannot hold {subtype} audio")
+
+
+def _export_state(state: dict[str, Any], path: Path) -> None:
+    export_model_state(state, path)
 
 
 def _cached(path: Path, build: Callable[[Path], object]) -> Path:

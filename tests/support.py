@@ -17,6 +17,7 @@ import time
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from wyoming.audio import AudioChunk, AudioStart, AudioStop
@@ -280,7 +281,7 @@ async def running_server(args: Sequence[str], **server_settings: float) -> Async
     """
     settings = parse_settings(["--uri", "tcp://127.0.0.1:0", *fixed_quantization(args)])
     settings = dataclasses.replace(
-        settings, server=dataclasses.replace(settings.server, **server_settings)
+        settings, server=dataclasses.replace(settings.server, **dict[str, Any](server_settings))
     )
     server = TtsServer(settings)
     await server.start()

@@ -4,7 +4,8 @@ The key holds everything that could change the answer (CPU model, usable cores, 
 and pocket-tts versions, torchao's presence, the model's identity, a fixed `--threads`); a change
 in any of it gives another file, so the next start measures again. Each file carries the
 `VERSION` of the rule and measurement that decided it: one decided otherwise (before version 2:
-by real-time factor alone, on a 10-frame generation) is measured again.
+by real-time factor alone, on a 10-frame generation; before 3: int8 without Mimi's decoder) is
+measured again.
 """
 
 from __future__ import annotations
@@ -29,9 +30,10 @@ from .timing import Speed
 
 _LOGGER = logging.getLogger(__name__)
 
-VERSION = 2
+VERSION = 3
 """Of the rule and measurement behind a saved decision: 2 is first audio first, on the serving
-path (`rule`, `timing`); files without it were decided by real-time factor alone."""
+path (`rule`, `timing`); 3 times int8 with Mimi's decoder transformer in int8 too (`speedups`);
+files without it were decided by real-time factor alone."""
 
 
 def host_key(settings: ModelSettings) -> dict[str, str]:

@@ -10,6 +10,8 @@ chooses by `rule` (the lowest first audio among configurations that stay comfort
 a change only beyond the measured noise), and saves the decision under `<data dir>/tuning/`
 (`decisions`). Later starts read it and skip the comparison; a decision saved by an older rule
 is measured again. `--quantize on|off` runs `--threads` threads (1 for auto) without measuring.
+int8 is pocket-tts's int8 for the flow LM plus int8 in Mimi's decoder transformer (`speedups`),
+so the comparison measures both together; the speed line says which Mimi decoder runs.
 
 Every start ends with a timed generation on the serving path, before `Ready`: it pays the
 first-call costs that would otherwise land on the first request, and gives the speed verdict
@@ -34,6 +36,7 @@ from ..host import release_freed_memory, set_torch_threads, usable_cores
 from ..settings import ModelSettings
 from .decisions import DecisionStore, host_key
 from .rule import Config, best, choose
+from .speedups import is_mimi_decoder_int8, quantize_mimi_decoder
 from .timing import (
     FRAMES,
     LONG_TEXT,
@@ -118,6 +121,8 @@ def load_tuned_model(
         _LOGGER.debug("Warm-up: %s", speed)
     set_torch_threads(chosen.threads)
     release_freed_memory()
+    if chosen.quantize:  # int8 covers Mimi's decoder transformer too, where torch can (`speedups`)
+        reason += f"; Mimi's decoder {'int8' if is_mimi_decoder_int8(model) else 'fp32'}"
     resolved = replace(settings, quantize=chosen.quantize)
     return model, Tuning(resolved, chosen.threads, speed, reason)
 
@@ -177,6 +182,7 @@ def _int8_copy(model: TTSModel) -> TTSModel:
     int8 = copy.deepcopy(model)
     with _quiet_quantization():
         apply_dynamic_int8(int8.flow_lm, RECOMMENDED_CONFIG)
+        quantize_mimi_decoder(int8)
     return int8
 
 
@@ -198,6 +204,8 @@ def _load(settings: ModelSettings, quantize: bool) -> TTSModel:
             model = TTSModel.load_model(config=settings.config, quantize=quantize)
         else:
             model = TTSModel.load_model(language=settings.model, quantize=quantize)
+        if quantize:
+            quantize_mimi_decoder(model)
     _LOGGER.info("Loaded model %s in %.1f s", settings.label, time.monotonic() - started)
     return model
 
