@@ -166,7 +166,7 @@ def memory(server: Server, config: Path, prompts: list[Path], requests: int) -> 
 
 def run(size: str, runs: int, root: Path) -> dict[str, Any]:
     model = build_tiny_model(root / "model", size=size, eos=False)
-    seconds = 3.0 if size == "tiny" else 10.0
+    seconds = 3.0 if size in ("tiny", "slim") else 10.0
     prompts = [write_voice_wav(root / f"v{i}.wav", seconds, seed=i) for i in (1, 2, 3)]
     base = ["--model-config", str(model.config_path), "--voice-cache-size", "2", "--debug"]
     for index, prompt in enumerate(prompts, 1):
@@ -208,7 +208,7 @@ def run(size: str, runs: int, root: Path) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(prog="script/bench", description=__doc__)
     which = parser.add_mutually_exclusive_group()
-    which.add_argument("--quick", action="store_true", help="tiny model, smoke test only")
+    which.add_argument("--quick", action="store_true", help="a test model (slim, tiny), smoke test only")
     which.add_argument(
         "--model",
         default="full",
@@ -279,7 +279,7 @@ def main() -> None:
         from .report import render
 
         with tempfile.TemporaryDirectory(prefix="pocket-bench-") as tmp:
-            results = run("tiny" if args.quick else args.model, runs, Path(tmp))
+            results = run("slim" if args.quick else args.model, runs, Path(tmp))
         results["bench_seconds"] = time.monotonic() - started
         table = render(results)
     print(table)
