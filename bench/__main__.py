@@ -208,7 +208,9 @@ def run(size: str, runs: int, root: Path) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(prog="script/bench", description=__doc__)
     which = parser.add_mutually_exclusive_group()
-    which.add_argument("--quick", action="store_true", help="a test model (slim, tiny), smoke test only")
+    which.add_argument(
+        "--quick", action="store_true", help="a test model (slim, tiny), smoke test only"
+    )
     which.add_argument(
         "--model",
         default="full",

@@ -28,9 +28,11 @@ def render(r: dict[str, Any]) -> str:
     )
     state_delta = voices["ttfa_from_saved_state"] - voices["ttfa_hit"]
     rss_delta = memory["server_rss_mib"] - memory["library_rss_mib"]
-    shapes = {"full": "pocket-tts english.yaml shapes", "tiny": "tiny test model", "slim": "slim test model"}.get(
-        r["size"], f"pocket-tts {r['size']}.yaml shapes"
-    )
+    shapes = {
+        "full": "pocket-tts english.yaml shapes",
+        "tiny": "tiny test model",
+        "slim": "slim test model",
+    }.get(r["size"], f"pocket-tts {r['size']}.yaml shapes")
     defaults = r["defaults"]
     d_lib, d_srv = defaults["library"], defaults["server"]
     d_ttfa = d_srv["ttfa_median"] / d_lib["ttfa_median"]
