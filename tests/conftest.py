@@ -100,3 +100,14 @@ def endless_server_factory(
     yield start
     for server in started:
         server.__exit__()
+
+
+@pytest.fixture
+def one_torch_thread() -> Iterator[None]:
+    """Torch's process-wide thread count at 1 for a test, put back afterwards."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)

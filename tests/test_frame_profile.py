@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 
 import pytest
-import torch
 from pocket_tts import TTSModel
 
 from bench import hardware
@@ -27,6 +26,8 @@ from bench.profile_report import render
 
 from .model_factory import TinyModel
 
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
 TOLERANCE = 0.10
 """How far the slower stage's parts may add up from the caller's frame time (relative): its
 window starts and ends a frame or two apart from the caller's. Measured here (2 cores, load
@@ -39,14 +40,6 @@ def model(endless_model: TinyModel) -> TTSModel:
     loaded = endless_model.load()
     generate(loaded, 3)  # first-call costs
     return loaded
-
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 ATTEMPTS = 3

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 from pocket_tts import TTSModel
 
 from wyoming_pocket_tts.engine import speedups, tuning
@@ -25,19 +24,13 @@ from wyoming_pocket_tts.settings import ModelSettings
 
 from .model_factory import TinyModel
 
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
 FRAMES = 20
 TOLERANCE = 1e-3
 """Largest RMS difference from the unchanged model, relative to its RMS level. Measured: 3.2e-5
 on the tiny model, 5.5e-5 at `english` shapes (under one 16-bit step); pocket-tts's own int8
 moves the audio by 8.5e-4 (tiny) and 6.1e-3 (`english`)."""
-
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 def speak(model: TTSModel) -> np.ndarray:
