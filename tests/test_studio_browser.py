@@ -151,17 +151,23 @@ def _fake_microphone(tmp_path: Path) -> list[str]:
     ]
 
 
-def test_record_with_the_microphone_trim_and_save(tiny_model: TinyModel, tmp_path: Path) -> None:
+@contextlib.asynccontextmanager
+async def studio_with_microphone(tiny_model: TinyModel, tmp_path: Path) -> AsyncIterator:
+    """A studio on `_folders(tmp_path)` open in a browser whose microphone plays a voice."""
     folder, data = _folders(tmp_path)
-    microphone = _fake_microphone(tmp_path)
+    settings = StudioSettings(voices_dir=folder)
+    async with (
+        running_studio(_args(tiny_model, folder, data), settings) as studio,
+        browser_page(studio, _fake_microphone(tmp_path)) as page,
+    ):
+        yield page
+
+
+def test_record_with_the_microphone_trim_and_save(tiny_model: TinyModel, tmp_path: Path) -> None:
+    folder = tmp_path / "voices"  # made by studio_with_microphone
 
     async def scenario() -> None:
-        settings = StudioSettings(voices_dir=folder)
-        args = _args(tiny_model, folder, data)
-        async with (
-            running_studio(args, settings) as studio,
-            browser_page(studio, microphone) as page,
-        ):
+        async with studio_with_microphone(tiny_model, tmp_path) as page:
             await page.click("nav button[data-tab='add']")
             await page.click("#add-record")
             await page.wait_for_function(
@@ -307,16 +313,10 @@ def test_a_browser_recording_file_is_taken(
 ) -> None:
     """What browsers' own recorders make (webm/opus; mp4 where MediaRecorder has it) is decoded
     by the browser and sent as WAV: the server needs no decoder for it."""
-    folder, data = _folders(tmp_path)
-    microphone = _fake_microphone(tmp_path)
+    folder = tmp_path / "voices"  # made by studio_with_microphone
 
     async def scenario() -> None:
-        settings = StudioSettings(voices_dir=folder)
-        args = _args(tiny_model, folder, data)
-        async with (
-            running_studio(args, settings) as studio,
-            browser_page(studio, microphone) as page,
-        ):
+        async with studio_with_microphone(tiny_model, tmp_path) as page:
             encoded = await page.evaluate(RECORD_IN_PAGE, mime)
             if encoded is None:
                 pytest.skip(f"this chromium's MediaRecorder cannot make {mime}")
