@@ -1,7 +1,8 @@
 """`script/bench --profile`: one frame's time by part, per configuration, beside the host's floor.
 
 One process loads the model (pocket-tts's layer shapes, random weights), pocket-tts's int8 copy
-and the server's (`int8+Mimi`: Mimi's decoder transformer int8 too), then profiles each at 1 and
+and the server's (`server`: Mimi's decoder transformer int8 too, and the faster equivalents of
+`engine.equivalents`), then profiles each at 1 and
 2 torch threads, interleaved run by run so that drift on a
 shared host hits all alike (`frame_profile`). The host's memory bandwidth and one core's
 arithmetic rate are measured first (`hardware`): the floor per frame is the slower stage's
@@ -39,11 +40,14 @@ def int8_copy(model: TTSModel) -> TTSModel:
 
 
 def server_int8_copy(model: TTSModel) -> TTSModel:
-    """What the server runs as int8: pocket-tts's, plus Mimi's decoder transformer (`speedups`)."""
+    """What the server runs as int8: pocket-tts's, plus Mimi's decoder transformer (`speedups`)
+    and the equivalents (`equivalents`)."""
+    from wyoming_pocket_tts.engine.equivalents import use_equivalents
     from wyoming_pocket_tts.engine.speedups import quantize_mimi_decoder
 
     quantized = int8_copy(model)
     quantize_mimi_decoder(quantized)
+    use_equivalents(quantized)
     return quantized
 
 
@@ -53,7 +57,7 @@ def measure(size: str, runs: int, root: Path, frames: int = FRAMES) -> dict[str,
 
     model_files = build_tiny_model(root / "model", size=size, eos=False, link=True)
     fp32 = TTSModel.load_model(config=str(model_files.config_path))
-    variants = {"fp32": fp32, "int8": int8_copy(fp32), "int8+Mimi": server_int8_copy(fp32)}
+    variants = {"fp32": fp32, "int8": int8_copy(fp32), "server": server_int8_copy(fp32)}
     threads = sorted({1, min(usable_cores(), 2)})
     configs = [(name, count) for count in threads for name in variants]
     loads = [os.getloadavg()[0]]

@@ -10,8 +10,9 @@ alike; each figure is a median, and the ratios are to pocket-tts's defaults (fp3
   spends, which preemption by other processes does not inflate.
 
 The variants change nothing in pocket-tts's code: they quantise whole torch modules with torch's
-public dynamic quantisation (as pocket-tts's own `quantize=True` does), or wrap its public
-methods for the run to set a thread's CPU affinity or torch thread count.
+public dynamic quantisation (as pocket-tts's own `quantize=True` does), give modules the faster
+equivalent classes the server uses (`engine.equivalents`), or wrap its public methods for the
+run to set a thread's CPU affinity or torch thread count.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from tests.model_factory import build_tiny_model
+from wyoming_pocket_tts.engine.equivalents import use_equivalents
 from wyoming_pocket_tts.host import set_torch_threads, usable_cores
 
 from .frame_profile import generate, steady_frame_time
@@ -125,11 +127,14 @@ def variants(fp32: TTSModel) -> dict[str, tuple[TTSModel, Callable[[], AbstractC
     quantize_linears(head.flow_lm.flow_net)  # pocket-tts's own "flow_net" group
     mimi = copy.deepcopy(int8)
     quantize_linears(mimi.mimi.decoder_transformer)
+    equivalents = copy.deepcopy(mimi)
+    use_equivalents(equivalents)
     return {
         "pocket-tts defaults (fp32 x1)": (fp32, nullcontext),
         "int8 x1 (server default here)": (int8, nullcontext),
         "int8 + int8 flow head": (head, nullcontext),
         "int8 + int8 Mimi transformer": (mimi, nullcontext),
+        "int8 + int8 Mimi transformer + equivalents": (equivalents, nullcontext),
         "int8 + stages pinned to 2 cores": (int8, lambda: stages_pinned(int8)),
         "int8 + prompt pass on 2 threads": (int8, lambda: prompt_threads(int8, 2)),
         "int8 + Mimi stage on 2 threads": (int8, lambda: stage_threads(int8, 1, 2)),

@@ -100,6 +100,18 @@ TARGETS: dict[str, Target] = {
         ("best", "spread", "real_time_floor", "choose"),
         ("tests/test_tuning_rule.py",),
     ),
+    "equivalents": Target(
+        "wyoming_pocket_tts/engine/equivalents.py",
+        (
+            "MatmulConvTranspose1d.forward",
+            "MatmulConvTranspose1d._by_matmul",
+            "RememberedTimeEmbedding.forward",
+            "use_equivalents",
+            "remember_time_embeddings",
+        ),
+        ("tests/test_equivalents.py",),
+        light=False,
+    ),
     "agreement": Target(
         "wyoming_pocket_tts/text/numbers/agreement.py",
         (

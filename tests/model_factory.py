@@ -59,17 +59,20 @@ SIZES: Mapping[str, str] = {
     "tiny": "english_2m_2026-10",
     "slim": "english_2m_2026-10",
     "full": "english",
+    "lsd": "english",
 }
 """Packaged pocket-tts config whose shapes each `build_tiny_model` size copies; any other
 packaged config name (`english_18m_2026-10`, `french_24l`, ...) is accepted as a size too."""
 
 FEWER_LAYERS: Mapping[str, Mapping[str, int]] = {
     "slim": {"flow_lm.transformer": 2, "mimi.decoder_transformer": 1},
+    "lsd": {"flow_lm.transformer": 1, "mimi.transformer": 1},
 }
 """Sizes that keep every width of their packaged config but run fewer transformer layers
 (`section: num_layers`). `slim` is `tiny` with 2 of its 8 flow-LM layers and 1 of its 4 Mimi
 decoder layers: the same pocket-tts code runs each frame at under half the CPU (0.5 s instead
-of 1.1 s per sentence here), for the server tests whose time goes into generation."""
+of 1.1 s per sentence here), for the server tests whose time goes into generation. `lsd` is the
+default model's shapes (its flow head decodes by LSD, with time embeddings) with 1 layer each."""
 
 
 def shape_config(size: str) -> str:

@@ -206,7 +206,15 @@ def _load(settings: ModelSettings, quantize: bool) -> TTSModel:
             model = TTSModel.load_model(language=settings.model, quantize=quantize)
         if quantize:
             quantize_mimi_decoder(model)
-    _LOGGER.info("Loaded model %s in %.1f s", settings.label, time.monotonic() - started)
+    from .equivalents import use_equivalents  # imports torch
+
+    given = use_equivalents(model)
+    _LOGGER.info(
+        "Loaded model %s in %.1f s (%s)",
+        settings.label,
+        time.monotonic() - started,
+        ", ".join(given) or "no faster equivalents",
+    )
     return model
 
 
