@@ -42,7 +42,7 @@ class MatmulConvTranspose1d(torch.nn.ConvTranspose1d):
             return super().forward(input, output_size)
         channels, steps = input.shape[1], input.shape[2]
         kernel, stride = self.kernel_size[0], self.stride[0]
-        columns = (input[0].t() @ self.weight.view(channels, -1)).t()  # (out x kernel, steps)
+        columns = (input[0].t() @ self.weight.reshape(channels, -1)).t()  # (out x kernel, steps)
         length = (steps - 1) * stride + kernel
         output = F.fold(
             columns.unsqueeze(0),
