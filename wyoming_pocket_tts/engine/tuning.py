@@ -11,7 +11,8 @@ a change only beyond the measured noise), and saves the decision under `<data di
 (`decisions`). Later starts read it and skip the comparison; a decision saved by an older rule
 is measured again. `--quantize on|off` runs `--threads` threads (1 for auto) without measuring.
 int8 is pocket-tts's int8 for the flow LM plus int8 in Mimi's decoder transformer (`speedups`),
-so the comparison measures both together; the speed line says which Mimi decoder runs.
+so the comparison measures both together; the speed line says which Mimi decoder runs. Every
+loaded model, fp32 or int8, gets the faster equivalents of `equivalents` (the same audio).
 
 Every start ends with a timed generation on the serving path, before `Ready`: it pays the
 first-call costs that would otherwise land on the first request, and gives the speed verdict
