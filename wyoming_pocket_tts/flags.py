@@ -7,11 +7,13 @@ name; the add-on's repair calls the same ones to tell a bad option from a good o
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from .settings import MAX_SILENCE_MS, MAX_SPEED, MAX_TORCH_THREADS, MIN_SPEED, VoiceSpec
 from .voices.catalog import parse_voice_arg
+
+Number = TypeVar("Number", int, float)
 
 
 def positive_int(value: str) -> int:
@@ -26,55 +28,62 @@ def thread_count(value: str) -> int | None:
     """Torch threads, or None for `auto`."""
     if value.strip().lower() == "auto":
         return None
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected a number of threads or auto, got {value!r}"
-        ) from None
-    if not 1 <= number <= MAX_TORCH_THREADS:
-        raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_TORCH_THREADS}, got {number}")
-    return number
+    return _number(
+        value,
+        int,
+        1,
+        MAX_TORCH_THREADS,
+        "a number of threads or auto",
+        f"1 and {MAX_TORCH_THREADS}",
+    )
 
 
 def loudness_target(value: str) -> float | None:
     """Integrated loudness in LUFS, or None for `off`."""
     if value.strip().lower() == "off":
         return None
-    try:
-        number = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected LUFS (e.g. -20) or off, got {value!r}"
-        ) from None
-    if not -70.0 <= number <= 0.0:
-        raise argparse.ArgumentTypeError(f"must be between -70 and 0 LUFS, got {value}")
-    return number
+    return _number(value, float, -70.0, 0.0, "LUFS (e.g. -20) or off", "-70 and 0 LUFS")
 
 
 def speed_factor(value: str) -> float:
     """A speaking rate within what WSOLA keeps natural."""
-    try:
-        number = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a factor such as 1.2, got {value!r}") from None
-    if not MIN_SPEED <= number <= MAX_SPEED:  # also NaN
-        raise argparse.ArgumentTypeError(
-            f"must be between {MIN_SPEED} and {MAX_SPEED} (1.0 is the model's pace), got {value}"
-        )
-    return number
+    return _number(
+        value,
+        float,
+        MIN_SPEED,
+        MAX_SPEED,
+        "a factor such as 1.2",
+        f"{MIN_SPEED} and {MAX_SPEED} (1.0 is the model's pace)",
+    )
 
 
 def milliseconds(value: str) -> int:
     """Whole milliseconds of silence, at most `MAX_SILENCE_MS`."""
+    return _number(
+        value,
+        int,
+        0,
+        MAX_SILENCE_MS,
+        "whole milliseconds such as 300",
+        f"0 and {MAX_SILENCE_MS} ms",
+    )
+
+
+def _number(
+    value: str,
+    convert: Callable[[str], Number],
+    low: Number,
+    high: Number,
+    expected: str,
+    between: str,
+) -> Number:
+    """`value` converted, within `low`..`high` (NaN is not); else the error argparse prints."""
     try:
-        number = int(value)
+        number = convert(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected whole milliseconds such as 300, got {value!r}"
-        ) from None
-    if not 0 <= number <= MAX_SILENCE_MS:
-        raise argparse.ArgumentTypeError(f"must be between 0 and {MAX_SILENCE_MS} ms, got {value}")
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {value!r}") from None
+    if not low <= number <= high:
+        raise argparse.ArgumentTypeError(f"must be between {between}, got {value}")
     return number
 
 
