@@ -250,6 +250,30 @@ def test_every_flag_in_the_readme_table_is_real() -> None:
     assert len(documented) >= 10 and documented <= parser_flags(), documented - parser_flags()
 
 
+def bench_flags() -> set[str]:
+    """The flags `script/bench` has (its parser is built inside its `main`)."""
+    source = (ROOT / "bench" / "__main__.py").read_text(encoding="utf-8")
+    return set(re.findall(r'add_argument\(\s*"(--[\w-]+)"', source))
+
+
+def test_every_flag_the_documents_name_is_real() -> None:
+    """A flag named in running text (`--quantize off`) is the server's, and one given to
+    `script/bench` is the bench's, so a renamed flag cannot linger anywhere in the documents."""
+    server, bench = parser_flags() | {"-h"}, bench_flags()
+    foreign = {"--require-hashes"}  # pip's, in development.md
+    wrong = []
+    for document in [*DOCUMENTS, ADDON_DOCS]:
+        for span in re.findall(r"`([^`\n]+)`", document.read_text(encoding="utf-8")):
+            if span.startswith("script/bench"):
+                wrong += [
+                    (name(document), f) for f in re.findall(r"--[\w-]+", span) if f not in bench
+                ]
+            elif (flag := re.match(r"--[\w-]+", span)) and flag[0] not in server | bench | foreign:
+                wrong.append((name(document), flag[0]))
+    assert len(bench) >= 5
+    assert wrong == []
+
+
 def option_sections(text: str) -> dict[str, str]:
     """DOCS.md's `### Option: `name`` sections, by option name."""
     parts = re.split(r"^### Option: `([^`]+)`$", text, flags=re.MULTILINE)
