@@ -396,7 +396,6 @@ def run_curl(command: list[str], port: int) -> tuple[int, bytes, str | None]:
         elif word.startswith("http"):
             url = word.replace("127.0.0.1:8000", f"127.0.0.1:{port}")
     assert url.startswith(f"http://127.0.0.1:{port}/"), command
-    headers.setdefault("Authorization", f"Bearer {TOKEN}")  # examples without a token
     request = urllib.request.Request(url, data=data, headers=headers)
     with urllib.request.urlopen(request, timeout=120) as response:
         return response.status, response.read(), output
