@@ -883,8 +883,9 @@ def test_clean_up_fast_paths_agree_with_the_full_scan(text: str) -> None:
 
 
 def _readme_examples() -> list[tuple[str, str, str]]:
-    """(language, sent, spoken) rows of the README's "Numbers, units and times" tables."""
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    """(language, sent, spoken) rows of the "Numbers, units and times" tables in docs/numbers.md."""
+    page = Path(__file__).resolve().parent.parent / "docs" / "numbers.md"
+    readme = page.read_text(encoding="utf-8")
     section = readme.split("## Numbers, units and times", 1)[1].split("\n## ", 1)[0]
     rows, language = [], ""
     for line in section.splitlines():
