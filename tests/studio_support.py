@@ -67,10 +67,10 @@ async def running_studio(
     The app is the HTTP side's own (`build_app`), so `v1/audio/speech` is served beside it.
     """
     async with running_server(args, **server_settings) as server:
-        http = HttpSettings(port=0, token=settings.token)
+        proxy = settings.ingress_proxy if settings.ingress else None
+        http = HttpSettings(port=0, token=settings.token, ingress_proxy=proxy)
         add = partial(add_studio, service=server.service, settings=settings)
-        trusted = settings.ingress_proxy if settings.ingress else None
-        app = build_app(server.service, http, [add], trusted)
+        app = build_app(server.service, http, [add])
         runner = web.AppRunner(app)
         await runner.setup()
         site = web.TCPSite(runner, "127.0.0.1", 0)

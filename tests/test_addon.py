@@ -857,21 +857,29 @@ def test_http_options_map_to_flags_and_the_token_stays_off_the_command_line(
     on = {"http_api": True, "http_token": " s3cret ", "http_cors": "http://webui.local:3000"}
     argv = options_to_argv(on)
     assert argv == [
-        "--http-port", "10201", "--http-host", "0.0.0.0",
+        "--http-port", "10201", "--http-host", "0.0.0.0", "--ingress-proxy", "172.30.32.2",
         "--http-cors", "http://webui.local:3000",
     ]  # fmt: skip
-    assert options_to_argv({"http_api": False, "http_token": "x", "http_cors": "*"}) == []
+    # Off: the port stays up for the studio's ingress, answering only the proxy.
+    off = options_to_argv({"http_api": False, "http_token": "x", "http_cors": "*"})
+    assert off == [
+        "--http-port", "10201", "--http-host", "0.0.0.0", "--ingress-proxy", "172.30.32.2",
+        "--http-ingress-only",
+    ]  # fmt: skip
+    http_off = parse_settings(off).http
+    assert (http_off.ingress_only, http_off.token, http_off.cors_origin) == (True, None, None)
     options = tmp_path / "options.json"
     options.write_text(json.dumps(on), encoding="utf-8")
     assert addon.main(["--options", str(options), "--data-dir", str(tmp_path)]) == 0
     assert not any("s3cret" in flag for flag in served[0])
     assert os.environ[HTTP_TOKEN_ENV] == "s3cret"
     http = parse_settings(served[0]).http
-    assert (http.port, http.host, http.token, http.cors_origin) == (
+    assert (http.port, http.host, http.token, http.cors_origin, http.ingress_proxy) == (
         10201,
         "0.0.0.0",
         "s3cret",
         "http://webui.local:3000",
+        "172.30.32.2",
     )
 
 

@@ -146,9 +146,16 @@ def test_with_a_token_the_page_is_opened_once_with_it(tiny_model: TinyModel, tmp
                         assert response.status == 401
                 async with session.get(studio.url + "?token=wrong") as response:
                     assert response.status == 401
-                bearer = {"Authorization": "Bearer s3cret"}
-                async with session.get(studio.url + "studio/api/voices", headers=bearer) as ok:
-                    assert ok.status == 200
+                # One token check for the API and the studio: the scheme in any case.
+                for scheme in ("Bearer", "bearer", "BEARER"):
+                    bearer = {"Authorization": f"{scheme} s3cret"}
+                    for path in ("studio/api/voices", "v1/models"):
+                        async with session.get(studio.url + path, headers=bearer) as ok:
+                            assert ok.status == 200, (scheme, path, ok.status)
+                async with session.get(
+                    studio.url + "studio/api/voices", headers={"Authorization": "bearer wrong"}
+                ) as refused:
+                    assert refused.status == 401
                 async with session.get(studio.url + "?token=s3cret") as opened:
                     assert opened.status == 200 and "studio-csrf" in await opened.text()
                 async with session.get(studio.url + "studio/api/voices") as response:

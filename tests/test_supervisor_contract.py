@@ -7,9 +7,11 @@ folders, plus /data (writable, with the options.json the Supervisor would write:
 defaults merged with the saved options, validated by the schema), and each folder of config.yaml's
 `map:` with the access the Supervisor gives it (/config writable, /share read-only). The server is
 started with the Dockerfile's ENTRYPOINT and CMD exactly, its ENV and WORKDIR, inside a `chroot`
-to that root; the one adaptation is where the venv comes from: this worktree's .venv is mounted
-at the image's venv path (/opt/venv). The Dockerfile's HEALTHCHECK command is then run inside the
-same namespaces (`nsenter`), as `docker exec` would, until it reports healthy.
+to that root; the adaptations are where the venv comes from (this worktree's .venv is mounted
+at the image's venv path, /opt/venv) and the package (this checkout's, on PYTHONPATH). The
+Dockerfile's HEALTHCHECK command is then run inside the same namespaces (`nsenter`), as `docker
+exec` would, until it reports healthy. The ingress cases link the container's network namespace
+to the Supervisor's proxy address with a veth pair (`tests/ingress.py`).
 
 Faked: the Hugging Face hub (a cache built by tests/model_factory.py in /data/huggingface, with
 `HF_HUB_OFFLINE=1`), the Supervisor API (no SUPERVISOR_TOKEN, so no discovery), and the model:
@@ -36,6 +38,8 @@ from typing import Any
 import pytest
 import yaml
 
+from .ingress import ADDON as ADDON_ADDRESS
+from .ingress import OTHER, ingress_link
 from .model_factory import build_hf_cache, write_voice_wav
 from .supervisor import Invalid, merge_options, mounts, validate_options
 
@@ -161,8 +165,10 @@ def run_addon(
     *,
     manifest: dict[str, Any] | None = None,
     prepare: Callable[[dict[str, Path]], None] | None = None,
+    while_healthy: Callable[[int], None] | None = None,
 ) -> Run:
-    """Start the add-on as the Supervisor would with these saved options; stop it when healthy."""
+    """Start the add-on as the Supervisor would with these saved options; stop it when healthy,
+    after `while_healthy(pid)` if given (pid: the container's first process)."""
     manifest = manifest or config()
     spec = image()
     assert spec.workdir == "/", "chroot starts in /: the test assumes the image's WORKDIR is /"
@@ -180,6 +186,8 @@ def run_addon(
     env = {
         **spec.env,
         "HF_HUB_OFFLINE": "1",  # the hub is not reachable here; its cache is in /data
+        # This checkout's package, as the image installs it (the venv may hold another's).
+        "PYTHONPATH": str(ROOT),
         "VENV_SOURCE": str(VENV),
         "FOLDERS": " ".join(
             f"{target}={host[target]}:{'ro' if read_only else 'rw'}"
@@ -210,6 +218,8 @@ def run_addon(
                 voices = json.loads(
                     _in_container(process.pid, [*spec.entrypoint[:1], "-c", _LIST_VOICES], env)
                 )
+                if while_healthy is not None:
+                    while_healthy(process.pid)
                 break
             time.sleep(0.2)
     finally:
@@ -383,6 +393,62 @@ def test_recording_as_default_voice_without_cloning(
     run = run_addon(tmp_path, hub_without_cloning, saved, prepare=recording)
     print("recording without cloning:", run.health, run.exit_code, run.log.splitlines()[-2:])
     assert_served(run)
+
+
+STUDIO = f"http://{ADDON_ADDRESS}:{config()['ingress_port']}/"
+"""Where the Supervisor's ingress proxy sends the panel's requests (`api/ingress.py`)."""
+SPEECH = json.dumps({"input": "", "voice": "alba"}).encode()
+"""An OpenAI speech request the API refuses (empty input) once it is let in: no generation."""
+JSON = {"Content-Type": "application/json"}
+
+
+def _studio_answers(pid: int, seen: dict[str, Any]) -> None:
+    """The studio's page, its voice list and a change (with the page's CSRF token) through the
+    ingress link from the proxy's address; then the speech API from the proxy and from another
+    address of the same network."""
+    with ingress_link(pid) as link:
+        status, _, page = link.request("GET", STUDIO)
+        seen["page"] = status
+        csrf = re.search(r'name="studio-csrf" content="([^"]+)"', page)
+        seen["voices"] = link.request("GET", STUDIO + "studio/api/voices")[0]
+        body = json.dumps({"text": "Hi", "voice": "alba"}).encode()
+        headers = {**JSON, "X-Studio-CSRF": csrf[1] if csrf else ""}
+        prepare = STUDIO + "studio/api/prepare"
+        seen["prepare"] = link.request("POST", prepare, headers=headers, body=body)[0]
+        seen["studio_other"] = link.request("GET", STUDIO, source=OTHER)[0]
+        speech = STUDIO + "v1/audio/speech"
+        seen["api_proxy"] = link.request("POST", speech, headers=JSON, body=SPEECH)
+        seen["api_other"] = link.request("POST", speech, source=OTHER, headers=JSON, body=SPEECH)
+
+
+def _statuses(seen: dict[str, Any]) -> dict[str, int]:
+    return {key: value if isinstance(value, int) else value[0] for key, value in seen.items()}
+
+
+def test_studio_with_a_token_through_ingress(tmp_path: Path, hub: Path) -> None:
+    """`http_token` set (as DOCS.md advises): the ingress proxy needs none, others still do."""
+    seen: dict[str, Any] = {}
+    saved = {"language": LANGUAGE, "http_token": "s3cret"}
+    run = run_addon(tmp_path, hub, saved, while_healthy=lambda pid: _studio_answers(pid, seen))
+    print("token:", _statuses(seen))
+    assert_served(run)
+    assert (seen["page"], seen["voices"], seen["prepare"]) == (200, 200, 200)
+    assert seen["studio_other"] == 403  # the studio answers only the proxy in the add-on
+    assert seen["api_proxy"][0] == 400 and "empty_input" in seen["api_proxy"][2]
+    assert seen["api_other"][0] == 401 and "invalid_api_key" in seen["api_other"][2]
+
+
+def test_studio_with_the_http_api_off(tmp_path: Path, hub: Path) -> None:
+    """`http_api: false`: the ingress port still serves the studio, and nothing else."""
+    seen: dict[str, Any] = {}
+    saved = {"language": LANGUAGE, "http_api": False, "http_token": "s3cret"}
+    run = run_addon(tmp_path, hub, saved, while_healthy=lambda pid: _studio_answers(pid, seen))
+    print("api off:", _statuses(seen))
+    assert_served(run)
+    assert (seen["page"], seen["voices"], seen["prepare"]) == (200, 200, 200)
+    assert seen["studio_other"] == 403
+    assert seen["api_proxy"][0] == 400 and "empty_input" in seen["api_proxy"][2]
+    assert seen["api_other"][0] == 403 and "api_off" in seen["api_other"][2]
 
 
 def test_every_case_is_what_the_supervisor_accepts() -> None:

@@ -38,6 +38,7 @@ from .addon_repair import (
     settle_options,
 )
 from .cli import HTTP_TOKEN_ENV, parse_settings
+from .http.auth import INGRESS_PROXY
 from .pocket import builtin_models
 from .settings import DEFAULT_SPEED
 from .voices.folder import VoiceFolder
@@ -46,7 +47,8 @@ OPTIONS_FILE = Path("/data/options.json")
 DATA_DIR = Path("/data")
 ADDON_URI = "tcp://0.0.0.0:10200"
 ADDON_HTTP_PORT = 10201
-"""The HTTP API's port inside the container (mapped to a host port only if the user gives one)."""
+"""The HTTP side's port inside the container: config.yaml's `ingress_port`, so always served
+(mapped to a host port only if the user gives one)."""
 PROG = "wyoming-pocket-tts add-on"
 
 __all__ = [
@@ -83,7 +85,10 @@ def _none(value: Any) -> list[str]:
 
 
 def _http_api(value: Any) -> list[str]:
-    return ["--http-port", str(ADDON_HTTP_PORT), "--http-host", "0.0.0.0"] if value else []
+    """The HTTP port is always served: it is the studio's ingress port. With the API off, it
+    answers only the ingress proxy."""
+    listen = ["--http-port", str(ADDON_HTTP_PORT), "--http-host", "0.0.0.0"]
+    return [*listen, "--ingress-proxy", INGRESS_PROXY, *([] if value else ["--http-ingress-only"])]
 
 
 def _http_cors(value: Any) -> list[str]:

@@ -227,6 +227,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="let browser pages from ORIGIN (e.g. http://openwebui.local:3000, or *) call the "
         "HTTP API",
     )
+    parser.add_argument(
+        "--ingress-proxy",
+        metavar="ADDRESS",
+        help="a proxy that has authenticated its users (the add-on: Home Assistant's ingress, "
+        "172.30.32.2): its requests need no token, and only it reaches the voice studio",
+    )
+    parser.add_argument(
+        "--http-ingress-only",
+        action="store_true",
+        help="answer only --ingress-proxy on the HTTP port (the add-on with http_api off)",
+    )
     parser.add_argument("--debug", action="store_true", help="log DEBUG messages")
     parser.add_argument("--version", action="version", version=__version__)
     return parser
@@ -281,8 +292,14 @@ def _http(parser: argparse.ArgumentParser, args: argparse.Namespace) -> HttpSett
     token = args.http_token
     if token is None:
         token = os.environ.get(HTTP_TOKEN_ENV) or None
+    if args.http_ingress_only and args.ingress_proxy is None:
+        parser.error("--http-ingress-only needs --ingress-proxy")
     if args.http_port is None:
-        for flag, value in (("--http-token", args.http_token), ("--http-cors", args.http_cors)):
+        for flag, value in (
+            ("--http-token", args.http_token),
+            ("--http-cors", args.http_cors),
+            ("--ingress-proxy", args.ingress_proxy),
+        ):
             if value is not None:
                 parser.error(f"{flag} needs --http-port")
         return HttpSettings(host=args.http_host)
@@ -303,6 +320,8 @@ def _http(parser: argparse.ArgumentParser, args: argparse.Namespace) -> HttpSett
         host=args.http_host,
         token=token.strip() if token else None,
         cors_origin=origin,
+        ingress_proxy=args.ingress_proxy,
+        ingress_only=args.http_ingress_only,
     )
 
 

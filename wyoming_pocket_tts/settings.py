@@ -161,6 +161,11 @@ class HttpSettings:
     """When set, every request (but /health) needs `Authorization: Bearer <token>`."""
     cors_origin: str | None = None
     """Browser pages from this origin (or `*`) may call the API; None: no CORS headers."""
+    ingress_proxy: str | None = None
+    """A proxy that has authenticated its users (Home Assistant's ingress, in the add-on): its
+    requests need no token, and only it reaches the voice studio."""
+    ingress_only: bool = False
+    """Answer only `ingress_proxy` (the add-on with its HTTP API off: the studio stays)."""
 
 
 @dataclass(frozen=True)
