@@ -395,6 +395,35 @@ def test_recording_as_default_voice_without_cloning(
     assert_served(run)
 
 
+def test_values_the_0_3_2_schema_accepted(tmp_path: Path, hub: Path) -> None:
+    """0.3.2's schema let any text through as an origin, a default voice and a voice name, and
+    three such values stopped the add-on (exit 2) or renamed a voice. Saved under that schema,
+    they now each give one warning, and the add-on serves; the voices keep their names or are
+    refused, and today's schema's edge values are served as given."""
+    manifest = config()
+    schema = manifest["schema"]
+    schema.update(voice="str?", http_cors="str?")  # 0.3.2's
+    schema["voices"][0]["name"] = r"match(^[^=]*[^=\s][^=]*$)"
+    saved = {
+        "language": LANGUAGE,
+        "http_cors": "homeassistant.local:3000",
+        "voice": "en:grandma",
+        "voices": [
+            {"name": "mom:calm", "source": "alba"},
+            {"name": "en:grandma", "source": "alba"},
+            {"name": "Mamie Élise (calm)", "source": "alba", "speed": 0.5},
+        ],
+    }
+    run = run_addon(tmp_path, hub, saved, manifest=manifest)
+    print("0.3.2 schema:", run.health, run.voices, *run.warnings, sep="\n  ")
+    assert_served(run)
+    assert len(run.warnings) == 4, run.warnings
+    assert run.voices == ["Mamie Élise (calm)"]  # neither `grandma` nor `calm`
+    today = config()["schema"]
+    with pytest.raises(Invalid):  # today's schema says the rule before the start
+        validate_options(today, merge_options(config()["options"], saved))
+
+
 STUDIO = f"http://{ADDON_ADDRESS}:{config()['ingress_port']}/"
 """Where the Supervisor's ingress proxy sends the panel's requests (`api/ingress.py`)."""
 SPEECH = json.dumps({"input": "", "voice": "alba"}).encode()

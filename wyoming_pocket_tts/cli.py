@@ -12,6 +12,7 @@ import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 from urllib.parse import urlparse
 
 from . import __version__
@@ -52,9 +53,20 @@ _SPEECH = SpeechSettings()
 _HTTP = HttpSettings()
 
 
-def build_parser() -> argparse.ArgumentParser:
+class FlagError(ValueError):
+    """A command line the server refuses: the line `parse_settings` would exit with."""
+
+
+class _RaisingParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise FlagError(message)
+
+
+def build_parser(
+    parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser,
+) -> argparse.ArgumentParser:
     """The server's argument parser (also used to validate the add-on's options)."""
-    parser = argparse.ArgumentParser(
+    parser = parser_class(
         prog="wyoming-pocket-tts",
         description="Wyoming protocol server for Kyutai's Pocket-TTS text-to-speech.",
     )
@@ -243,9 +255,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def parse_settings(argv: Sequence[str] | None = None) -> Settings:
+def refusal(argv: Sequence[str]) -> str | None:
+    """Why the server would refuse this command line (the message after `error:`), or None."""
+    try:
+        parse_settings(argv, parser_class=_RaisingParser)
+    except FlagError as error:
+        return str(error)
+    return None
+
+
+def parse_settings(
+    argv: Sequence[str] | None = None,
+    parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser,
+) -> Settings:
     """Parse and validate the command line; exits with code 2 on a bad flag."""
-    parser = build_parser()
+    parser = build_parser(parser_class)
     args = parser.parse_args(argv)
     _check_uri(parser, args.uri)
     models = _models(parser, args)
