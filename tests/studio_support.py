@@ -7,8 +7,9 @@ import contextlib
 import os
 import re
 import shutil
+import subprocess
 import tempfile
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -94,3 +95,15 @@ async def has_speech_api(studio: Studio) -> bool:
 def need_chromium() -> None:
     if not Path(CHROMIUM).exists():
         pytest.skip("chromium is not installed (apt-get install chromium)")
+
+
+@contextlib.contextmanager
+def read_only(folder: Path) -> Iterator[None]:
+    """`folder` bind-mounted read-only onto itself (as the Supervisor mounts /share), undone on
+    exit. Root only: a permission bit does not stop root, a read-only mount does."""
+    subprocess.run(["mount", "--bind", str(folder), str(folder)], check=True, timeout=10)
+    try:
+        subprocess.run(["mount", "-o", "remount,bind,ro", str(folder)], check=True, timeout=10)
+        yield
+    finally:
+        subprocess.run(["umount", str(folder)], check=True, timeout=10)

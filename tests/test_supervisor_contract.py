@@ -368,16 +368,38 @@ def test_voices_folder_missing_and_unwritable(tmp_path: Path, hub: Path) -> None
 
 
 def test_voices_folder_on_read_only_share(tmp_path: Path, hub: Path) -> None:
-    """An existing folder the add-on cannot write to is read as usual."""
+    """An existing folder the add-on cannot write to is read as usual; the studio, through
+    ingress, says it is read-only and refuses a new voice with a 409 saying so."""
 
     def voices_on_share(host: dict[str, Path]) -> None:
         write_voice_wav(host["/share"] / "pocket-tts" / "voices" / "grandma.wav", 1.0)
 
+    seen: dict[str, Any] = {}
+
+    def studio(pid: int) -> None:
+        with ingress_link(pid) as link:
+            _, _, page = link.request("GET", STUDIO)
+            csrf = re.search(r'name="studio-csrf" content="([^"]+)"', page)
+            seen["voices"] = json.loads(link.request("GET", STUDIO + "studio/api/voices")[2])
+            headers = {"X-Studio-CSRF": csrf[1] if csrf else ""}
+            save = STUDIO + "studio/api/voices?name=new&language=en&start=0&end=0"
+            seen["save"] = link.request("POST", save, headers=headers, body=b"RIFF")
+
     saved = {"language": LANGUAGE, "voices_dir": "/share/pocket-tts/voices"}
-    run = run_addon(tmp_path, hub, saved, prepare=voices_on_share)
-    print("read-only share:", run.health, run.voices, run.warnings)
+    run = run_addon(tmp_path, hub, saved, prepare=voices_on_share, while_healthy=studio)
+    print("read-only share:", run.health, run.voices, run.warnings, seen)
     assert_served(run)
     assert run.warnings == [] and "grandma" in run.voices
+    problem = seen["voices"]["folder_problem"]
+    assert "/share/pocket-tts/voices is read-only" in problem and "/config/voices" in problem
+    assert seen["voices"]["can_add"] is False
+    status, _, body = seen["save"]
+    assert status == 409 and json.loads(body)["error"] == {
+        "message": problem,
+        "type": "studio_error",
+        "param": None,
+        "code": "read-only-folder",
+    }
 
 
 def test_recording_as_default_voice_without_cloning(

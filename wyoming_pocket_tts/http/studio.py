@@ -28,12 +28,14 @@ from aiohttp import web
 from ..service import Service
 from ..voices.manage import VoiceManager
 from .auth import INGRESS_PROXY, TOKEN_COOKIE, from_proxy, token_matches
+from .errors import ApiError
 
 _LOGGER = logging.getLogger(__name__)
 
 STATIC = Path(__file__).with_name("static")
 ASSETS = {"studio.css": "text/css", "studio.js": "text/javascript"}
 CSRF_HEADER = "X-Studio-CSRF"
+STUDIO_ERROR = "studio_error"
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -63,21 +65,12 @@ class StudioSettings:
         )
 
 
-class StudioError(web.HTTPException):
-    """A refusal as JSON: `{"error": {"message", "code"}}`."""
+class StudioError(ApiError):
+    """A refusal of the studio, as JSON through the app's error middleware: its own status,
+    code and message reach the page (`{"error": {"message", "code", "type": "studio_error"}}`)."""
 
     def __init__(self, status: int, code: str, message: str) -> None:
-        self.status_code = status
-        super().__init__(
-            text=_json({"error": {"message": message, "code": code, "type": "studio_error"}}),
-            content_type="application/json",
-        )
-
-
-def _json(data: object) -> str:
-    import json
-
-    return json.dumps(data)
+        super().__init__(status, message, code, kind=STUDIO_ERROR)
 
 
 class Guard:

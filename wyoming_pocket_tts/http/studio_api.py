@@ -19,7 +19,7 @@ from ..audio.sample_check import SampleRefused
 from ..intake import Intake
 from ..service import Service
 from ..text.pronunciations import PronunciationError
-from ..voices.manage import VoiceEditError, VoiceManager, valid_name
+from ..voices.manage import READ_ONLY, VoiceEditError, VoiceManager, valid_name
 from .studio import StudioError
 from .studio_views import status_view, voice_view, voices_view
 
@@ -142,14 +142,16 @@ class StudioApi:
 
 
 def _edit(action: Callable[..., Any], *args: Any) -> Any:
-    """Run a voice change; its refusal becomes a 400 (404 for an unknown voice)."""
+    """Run a voice change; its refusal becomes a 400 (404 for an unknown voice, 409 for a
+    name taken or a read-only voices folder)."""
     try:
         return action(*args)
     except VoiceEditError as error:
-        status = (
-            404 if error.code == "unknown-voice" else 409 if error.code == "name-taken" else 400
-        )
+        status = _EDIT_STATUS.get(error.code, 400)
         raise StudioError(status, error.code, str(error)) from None
+
+
+_EDIT_STATUS = {"unknown-voice": 404, "name-taken": 409, READ_ONLY: 409}
 
 
 def _seconds(value: str) -> float:

@@ -137,8 +137,17 @@ async function loadVoices() {
     languages.replaceChildren(...data.languages.map((l) => el("option", { value: l.code }, l.code)));
     if (chosen) languages.value = chosen;
   }
-  $("add-record").disabled = $("add-file").disabled = !data.can_add;
-  if (!data.can_add) say("No voices folder is configured (--voices-dir): voices cannot be added.", true);
+  for (const id of ["voices-folder", "add-folder"]) {
+    $(id).textContent = data.folder_problem || "";
+    $(id).hidden = !data.folder_problem;
+  }
+  $("add-file").disabled = !data.can_add;
+  $("add-record").disabled = !data.can_add || !canRecord();
+}
+
+// Browsers give the microphone only to a secure context (https, or localhost).
+function canRecord() {
+  return window.isSecureContext && !!(navigator.mediaDevices && navigator.mediaDevices.getUserMedia);
 }
 
 async function setDefault(voice) {
@@ -361,6 +370,7 @@ function showTab(name) {
 
 document.addEventListener("DOMContentLoaded", async () => {
   for (const button of document.querySelectorAll("nav button")) button.addEventListener("click", () => showTab(button.dataset.tab));
+  $("add-insecure").hidden = canRecord();
   $("try-text").addEventListener("input", () => { clearTimeout(prepareTimer); prepareTimer = setTimeout(showPrepared, 300); });
   $("try-voice").addEventListener("change", showPrepared);
   $("try-speak").addEventListener("click", () => { const v = selectedVoice(); showPrepared(); speak(v.name, v.language, $("try-text").value); });
