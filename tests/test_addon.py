@@ -887,10 +887,12 @@ def test_speech_options_match_their_schema_and_reach_the_settings(
     schema = config["schema"]
     assert schema["speed"] == "float(0.5,2)" and schema["voices"][0]["speed"] == "float(0.5,2)?"
     assert schema["sentence_pause"] == schema["lead_silence"] == "int(0,10000)"
+    assert schema["trail_silence"] == "int(0,10000)" and config["options"]["trail_silence"] == 0
     options = {
         "speed": 1.5,
         "sentence_pause": 250,
         "lead_silence": 400,
+        "trail_silence": 800,
         "voices": [
             {"name": "slow", "source": "alba", "speed": 0.75},
             {"name": "x", "source": "alba"},
@@ -899,6 +901,8 @@ def test_speech_options_match_their_schema_and_reach_the_settings(
     settings = parse_settings(options_to_argv(options))
     speech = settings.engine.speech
     assert (speech.speed, speech.sentence_pause_ms, speech.lead_silence_ms) == (1.5, 250, 400)
+    assert speech.trail_silence_ms == 800
+    assert "--trail-silence" not in options_to_argv({"trail_silence": 0})  # the default
     assert [speech.speed_for(voice) for voice in settings.voices] == [0.75, 1.5]
     # The Supervisor writes whole numbers in a float option as ints.
     assert parse_settings(options_to_argv({"speed": 2})).engine.speech.speed == 2.0

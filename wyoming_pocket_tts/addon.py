@@ -142,6 +142,7 @@ OPTIONS: dict[str, Option] = {
     "speed": Option((int, float), "a number", _unless("--speed", DEFAULT_SPEED)),
     "sentence_pause": Option(int, "an integer", _unless("--sentence-pause", 0)),
     "lead_silence": Option(int, "an integer", _unless("--lead-silence", 0)),
+    "trail_silence": Option(int, "an integer", _unless("--trail-silence", 0)),
     "text_cleanup": Option(bool, "true or false", _switch("--no-text-cleanup", when=False)),
     "number_words": Option(bool, "true or false", _switch("--no-number-words", when=False)),
     "debug_logging": Option(bool, "true or false", _switch("--debug")),

@@ -176,6 +176,14 @@ def build_parser(
         "(default: %(default)s)",
     )
     parser.add_argument(
+        "--trail-silence",
+        type=milliseconds,
+        default=_SPEECH.trail_silence_ms,
+        metavar="MS",
+        help="silence after the last chunk, for players that cut off the end "
+        "(default: %(default)s)",
+    )
+    parser.add_argument(
         "--quantize",
         nargs="?",
         choices=QUANTIZE_MODES,
@@ -297,6 +305,7 @@ def parse_settings(
                 speed=args.speed,
                 sentence_pause_ms=args.sentence_pause,
                 lead_silence_ms=args.lead_silence,
+                trail_silence_ms=args.trail_silence,
             ),
         ),
         voices=voices,

@@ -94,6 +94,8 @@ class SpeechSettings:
     """Silence added between sentences, in addition to the model's own gap."""
     lead_silence_ms: int = 0
     """Silence before the first chunk, for players that clip the start of a sound."""
+    trail_silence_ms: int = 0
+    """Silence after the last chunk, for players that cut off the end of a sound."""
 
     def speed_for(self, voice: VoiceSpec) -> float:
         """The rate a voice speaks at: its own, else the default."""

@@ -154,7 +154,10 @@ class SpeechRequest:
         self._put(audio)
 
     def end(self) -> None:
-        """No more output (any thread; the scheduler calls it exactly once)."""
+        """No more output (any thread; the scheduler calls it exactly once): a whole reply's
+        trailing silence (`ReplyShaper.tail`), then the end."""
+        if self.shaper is not None and not self.stop.is_set():
+            self.emit(self.shaper.tail())
         self._put(None)
 
     def _put(self, item: bytes | None) -> None:
