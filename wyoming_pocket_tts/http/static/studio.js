@@ -9,6 +9,9 @@ const SAMPLES = {
   es: "¡Hola! Así suena mi voz.", it: "Ciao! Questa è la mia voce.", pt: "Olá! Esta é a minha voz.",
   nl: "Hallo! Zo klink ik.",
 };
+// Home Assistant reads the voice list when the Wyoming entry is set up; the add-on cannot find
+// its own entry to reload it (the Core API lists entries without their address or unique id).
+const RELOAD_HINT = "To see the change in Home Assistant's voice pickers, reload the integration: Settings -> Devices & services -> Wyoming Protocol -> Pocket-TTS -> ⋮ -> Reload.";
 const studio = (window.studio = { lastPlayback: null, sample: null, voices: null });
 const $ = (id) => document.getElementById(id);
 
@@ -157,12 +160,12 @@ async function setDefault(voice) {
 async function rename(voice) {
   const name = prompt(`New name for ${voice.name}`, voice.name);
   if (!name || name === voice.name) return;
-  await act(() => api("voices/rename", { method: "POST", json: { name: voice.name, new_name: name } }), `Renamed ${voice.name} to ${name}`);
+  await act(() => api("voices/rename", { method: "POST", json: { name: voice.name, new_name: name } }), `Renamed ${voice.name} to ${name}. ${RELOAD_HINT}`);
 }
 
 async function remove(voice) {
   if (!confirm(`Delete the voice ${voice.name}? Its file is removed from the voices folder.`)) return;
-  await act(() => api("voices/delete", { method: "POST", json: { name: voice.name } }), `Deleted ${voice.name}`);
+  await act(() => api("voices/delete", { method: "POST", json: { name: voice.name } }), `Deleted ${voice.name}. ${RELOAD_HINT}`);
 }
 
 async function act(action, done) {
@@ -257,7 +260,7 @@ async function saveSample() {
   try {
     studio.savedAt = performance.now();
     const voice = await api("voices", { method: "POST", body: sample.blob, query });
-    say(`Saved ${voice.name}. Home Assistant lists it from its next look at the voices.`);
+    say(`Saved ${voice.name}. ${RELOAD_HINT}`);
     await loadVoices();
     studio.lastSaved = voice;
   } catch (error) {
