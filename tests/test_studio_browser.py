@@ -429,7 +429,7 @@ def test_over_plain_http_from_another_host_recording_needs_https_upload_works(
                 await page.wait_for_selector(".voice[data-voice='phone']", state="attached")
                 # Home Assistant reads the voice list at set-up: the one step left is said.
                 said = await page.inner_text("#message")
-                assert said.startswith("Saved phone.") and "Wyoming Protocol" in said, said
+                assert said.startswith("Saved phone, ready") and "Wyoming Protocol" in said, said
                 assert "Reload" in said, said
             async with browser_page(studio) as local:  # http://127.0.0.1 is a secure context
                 await local.click("nav button[data-tab='add']")

@@ -38,6 +38,9 @@ class Piece:
     """Silence instead of text (SSML `<break>`)."""
     cut: bool = False
     """Already cut by the engine to its bound: spoken as it is."""
+    prepare: bool = False
+    """Only make the voice ready (encode its prompt, measure its loudness): no audio. The
+    studio sends one after saving a voice, so that its first play does not pay for that."""
 
 
 class Listener:

@@ -259,12 +259,16 @@ async function saveSample() {
   const query = { name: $("add-name").value.trim(), language: $("add-language").value, start: $("add-start").value || 0, end: $("add-end").value || 0 };
   try {
     studio.savedAt = performance.now();
+    $("add-save").disabled = true;
+    say("Saving and preparing the voice: it is encoded once now, so that its first play is as quick as any other's…");
     const voice = await api("voices", { method: "POST", body: sample.blob, query });
-    say(`Saved ${voice.name}. ${RELOAD_HINT}`);
+    say(voice.ready ? `Saved ${voice.name}, ready to speak. ${RELOAD_HINT}` : `Saved ${voice.name}, but: ${voice.reason}. ${voice.remedy || ""}`, !voice.ready);
     await loadVoices();
     studio.lastSaved = voice;
   } catch (error) {
     say(error.message, true);
+  } finally {
+    $("add-save").disabled = false;
   }
 }
 
