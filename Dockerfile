@@ -65,7 +65,7 @@ ARG BUILD_VERSION=0.3.2
 LABEL \
     io.hass.name="Pocket-TTS" \
     io.hass.description="Text-to-speech with Kyutai's Pocket-TTS over the Wyoming protocol" \
-    io.hass.type="addon" \
+    io.hass.type="app" \
     io.hass.version="${BUILD_VERSION}" \
     org.opencontainers.image.title="wyoming-pocket-tts" \
     org.opencontainers.image.source="https://github.com/wyoming-pocket-tts/wyoming-pocket-tts" \

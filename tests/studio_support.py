@@ -7,8 +7,9 @@ import contextlib
 import os
 import re
 import shutil
+import subprocess
 import tempfile
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -67,10 +68,10 @@ async def running_studio(
     The app is the HTTP side's own (`build_app`), so `v1/audio/speech` is served beside it.
     """
     async with running_server(args, **server_settings) as server:
-        http = HttpSettings(port=0, token=settings.token)
+        proxy = settings.ingress_proxy if settings.ingress else None
+        http = HttpSettings(port=0, token=settings.token, ingress_proxy=proxy)
         add = partial(add_studio, service=server.service, settings=settings)
-        trusted = settings.ingress_proxy if settings.ingress else None
-        app = build_app(server.service, http, [add], trusted)
+        app = build_app(server.service, http, [add])
         runner = web.AppRunner(app)
         await runner.setup()
         site = web.TCPSite(runner, "127.0.0.1", 0)
@@ -94,3 +95,15 @@ async def has_speech_api(studio: Studio) -> bool:
 def need_chromium() -> None:
     if not Path(CHROMIUM).exists():
         pytest.skip("chromium is not installed (apt-get install chromium)")
+
+
+@contextlib.contextmanager
+def read_only(folder: Path) -> Iterator[None]:
+    """`folder` bind-mounted read-only onto itself (as the Supervisor mounts /share), undone on
+    exit. Root only: a permission bit does not stop root, a read-only mount does."""
+    subprocess.run(["mount", "--bind", str(folder), str(folder)], check=True, timeout=10)
+    try:
+        subprocess.run(["mount", "-o", "remount,bind,ro", str(folder)], check=True, timeout=10)
+        yield
+    finally:
+        subprocess.run(["umount", str(folder)], check=True, timeout=10)

@@ -483,8 +483,13 @@ SCHEMA_ACCEPTS = [
     {"voices": [{"name": "x", "source": "nosuchvoice"}]},
     {"voices": [{"name": "x", "source": "alba", "language": "de"}]},
     {"voices": [{"name": "x", "source": "alba"}, {"name": "x", "source": "marius"}]},
-    {"voices": [{"name": "en:x", "source": "alba", "language": "en"}]},
     {"voices_dir": "/nowhere/voices"},
+    {"voice": "grandma's voice"},
+    {"http_cors": "http://homeassistant.local:3000/"},
+    {"http_cors": " * "},
+    {"http_cors": ""},
+    {"http_cors": "https://[::1]:8123"},
+    {"http_api": False, "http_cors": "*", "http_token": " "},
     {"speed": 0.5, "sentence_pause": 10000, "lead_silence": 10000},
     {"speed": 2, "voices": [{"name": "x", "source": "alba", "speed": 0.5}]},
 ]
@@ -497,6 +502,11 @@ SCHEMA_REFUSES = [
     {"quantize": "yes"},
     {"voices": [{"name": "", "source": "alba"}]},
     {"voices": [{"name": "a=b", "source": "alba"}]},
+    {"voices": [{"name": "en:x", "source": "alba", "language": "en"}]},  # would be renamed x
+    {"voices": [{"name": "mom:calm", "source": "alba"}]},  # no model for language mom
+    {"voice": "en:grandma"},
+    {"http_cors": "homeassistant.local:3000"},
+    {"http_cors": "http://homeassistant.local:3000/panel"},
     {"voices": [{"name": "a", "source": " "}]},
     {"voices": [{"name": "a", "source": "alba", "language": "klingon"}]},
     {"language": "klingon"},
@@ -528,6 +538,53 @@ def test_the_schema_refuses_what_it_can_express(
 ) -> None:
     with pytest.raises(Invalid):
         validate_options(config["schema"], merge_options(config["options"], saved))
+
+
+def test_a_value_the_server_refuses_is_dropped_with_one_line(
+    tmp_path: Path, served: list[list[str]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Options written past the schema (an older schema, a hand-edited file): each value is
+    tried with the server's own parser, and one the server refuses is dropped, named once."""
+    options = {
+        "http_api": True,
+        "http_cors": "homeassistant.local:3000",
+        "voices": [
+            {"name": "mom:calm", "source": "alba"},
+            {"name": "en:grandma", "source": "alba"},
+            {"name": "mom", "source": "alba"},
+        ],
+        "voice": "en:grandma",
+    }
+    options_file = tmp_path / "options.json"
+    options_file.write_text(json.dumps(options), encoding="utf-8")
+    assert addon.main(["--options", str(options_file), "--data-dir", str(tmp_path)]) == 0
+    warnings = capsys.readouterr().err.strip().splitlines()
+    settings = parse_settings(served[0])
+    assert [voice.name for voice in settings.voices] == ["mom"]  # never `grandma` nor `calm`
+    assert settings.http.cors_origin is None and settings.http.port == addon.ADDON_HTTP_PORT
+    assert len(warnings) == 4, warnings
+    assert "'mom:calm'" not in warnings[0] and "(mom:calm)" in warnings[0]
+    assert "(en:grandma)" in warnings[1] and "'en:grandma'" in warnings[2]
+    assert "--http-cors homeassistant.local:3000: expected an origin" in warnings[3]
+
+
+def test_server_checked_tries_each_option_on_top_of_those_kept() -> None:
+    """The parser's own refusals, without `settle_options`: a voice of a language no model
+    speaks, and the origin; `voices` is tried before the default `voice` that names one."""
+    options = {
+        "language": "english",
+        "voice": "b",
+        "voices": [
+            {"name": "a", "source": "alba", "language": "fr"},
+            {"name": "b", "source": "alba"},
+        ],
+        "http_api": True,
+        "http_cors": "ftp://x",
+    }
+    kept, notes = addon.server_checked(options, {})
+    assert kept["voices"] == [{"name": "b", "source": "alba"}] and kept["voice"] == "b"
+    assert "http_cors" not in kept and kept["http_api"] is True
+    assert len(notes) == 2 and "no model for language fr" in notes[0], notes
 
 
 def test_settle_names_each_change_once() -> None:
@@ -830,10 +887,12 @@ def test_speech_options_match_their_schema_and_reach_the_settings(
     schema = config["schema"]
     assert schema["speed"] == "float(0.5,2)" and schema["voices"][0]["speed"] == "float(0.5,2)?"
     assert schema["sentence_pause"] == schema["lead_silence"] == "int(0,10000)"
+    assert schema["trail_silence"] == "int(0,10000)" and config["options"]["trail_silence"] == 0
     options = {
         "speed": 1.5,
         "sentence_pause": 250,
         "lead_silence": 400,
+        "trail_silence": 800,
         "voices": [
             {"name": "slow", "source": "alba", "speed": 0.75},
             {"name": "x", "source": "alba"},
@@ -842,6 +901,8 @@ def test_speech_options_match_their_schema_and_reach_the_settings(
     settings = parse_settings(options_to_argv(options))
     speech = settings.engine.speech
     assert (speech.speed, speech.sentence_pause_ms, speech.lead_silence_ms) == (1.5, 250, 400)
+    assert speech.trail_silence_ms == 800
+    assert "--trail-silence" not in options_to_argv({"trail_silence": 0})  # the default
     assert [speech.speed_for(voice) for voice in settings.voices] == [0.75, 1.5]
     # The Supervisor writes whole numbers in a float option as ints.
     assert parse_settings(options_to_argv({"speed": 2})).engine.speech.speed == 2.0
@@ -857,21 +918,29 @@ def test_http_options_map_to_flags_and_the_token_stays_off_the_command_line(
     on = {"http_api": True, "http_token": " s3cret ", "http_cors": "http://webui.local:3000"}
     argv = options_to_argv(on)
     assert argv == [
-        "--http-port", "10201", "--http-host", "0.0.0.0",
+        "--http-port", "10201", "--http-host", "0.0.0.0", "--ingress-proxy", "172.30.32.2",
         "--http-cors", "http://webui.local:3000",
     ]  # fmt: skip
-    assert options_to_argv({"http_api": False, "http_token": "x", "http_cors": "*"}) == []
+    # Off: the port stays up for the studio's ingress, answering only the proxy.
+    off = options_to_argv({"http_api": False, "http_token": "x", "http_cors": "*"})
+    assert off == [
+        "--http-port", "10201", "--http-host", "0.0.0.0", "--ingress-proxy", "172.30.32.2",
+        "--http-ingress-only",
+    ]  # fmt: skip
+    http_off = parse_settings(off).http
+    assert (http_off.ingress_only, http_off.token, http_off.cors_origin) == (True, None, None)
     options = tmp_path / "options.json"
     options.write_text(json.dumps(on), encoding="utf-8")
     assert addon.main(["--options", str(options), "--data-dir", str(tmp_path)]) == 0
     assert not any("s3cret" in flag for flag in served[0])
     assert os.environ[HTTP_TOKEN_ENV] == "s3cret"
     http = parse_settings(served[0]).http
-    assert (http.port, http.host, http.token, http.cors_origin) == (
+    assert (http.port, http.host, http.token, http.cors_origin, http.ingress_proxy) == (
         10201,
         "0.0.0.0",
         "s3cret",
         "http://webui.local:3000",
+        "172.30.32.2",
     )
 
 

@@ -49,6 +49,15 @@ def test_lead_in_rides_on_the_first_chunk_only() -> None:
     assert out[2] == to_pcm16(pieces[1], 2.0)
 
 
+def test_tail_once_after_a_reply_that_sent_audio() -> None:
+    shaper = ReplyShaper(SpeechSettings(trail_silence_ms=250), speed=1.0)
+    assert shaper.tail() == b""  # nothing was said: no silence to pad
+    shaper.begin()
+    assert shaper.audio(np.full(480, 0.1, dtype=np.float32))
+    assert shaper.tail() == bytes(2 * 6000)
+    assert shaper.tail() == b""
+
+
 def test_sentence_pause_between_generations_unless_a_break_separates_them() -> None:
     pieces = chunks(0.2)
     shaper = ReplyShaper(SpeechSettings(sentence_pause_ms=300), speed=1.0)

@@ -26,6 +26,7 @@ from wyoming_pocket_tts.engine import worker
 from wyoming_pocket_tts.settings import SAMPLE_RATE
 
 from .conftest import model_args
+from .http_support import timed_speech
 from .model_factory import TinyModel
 from .support import AUDIO_STOP, Reply, pcm_samples, read_until, running_server
 
@@ -118,6 +119,36 @@ def test_lead_silence_and_sentence_pause(
     runs = zero_runs(stream.audio, lead)
     assert len(runs) == 2 and runs[0][0] == 0 and runs[1][1] >= pause, runs  # lead, then pause
     assert len(stream.audio) // 2 == 2 * len(single.audio) // 2 - lead + pause
+
+
+def test_trail_silence_ends_every_reply_on_every_door(
+    endless_model: TinyModel, voices: dict[str, Path]
+) -> None:
+    """`--trail-silence`: the same text's audio is that much longer, all of it zeros after the
+    last chunk of speech, over Wyoming one-shot, Wyoming streamed and HTTP (raw PCM)."""
+    trail = SAMPLE_RATE * 700 // 1000
+
+    async def replies(*extra: str) -> list[bytes]:
+        args = model_args(endless_model, voices, "--http-port", "0", *extra)
+        async with running_server(args) as server:
+            port = server.port or 0
+            single = await one_shot(port, SENTENCE)
+            async with AsyncTcpClient("127.0.0.1", port) as client:
+                await client.write_event(SynthesizeStart().event())
+                await client.write_event(SynthesizeChunk(text=SENTENCE).event())
+                await client.write_event(SynthesizeStop().event())
+                stream = await read_until(client, "synthesize-stopped")
+            assert server.http is not None and server.http.port is not None
+            http = await timed_speech(server.http.port, SENTENCE, "a")
+            return [single.audio, stream.audio, http.body]
+
+    plain = asyncio.run(replies())
+    trailed = asyncio.run(replies("--trail-silence", "700"))
+    for door, before, after in zip(("one-shot", "streamed", "http"), plain, trailed, strict=True):
+        assert len(after) == len(before) + 2 * trail, door
+        assert pcm_samples(before)[-trail:].any(), door  # without it, speech to the end
+        assert not pcm_samples(after[len(before) :]).any(), door
+        assert pcm_samples(after[: len(before)])[-trail:].any(), door
 
 
 def test_ssml_breaks_subs_and_say_as_reach_the_model_as_silence_and_words(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import os
 import time
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
@@ -26,6 +27,7 @@ from .studio_support import (
     Studio,
     has_speech_api,
     need_chromium,
+    read_only,
     running_studio,
 )
 from .support import describe, synthesize
@@ -36,8 +38,10 @@ playwright_api = pytest.importorskip("playwright.async_api")  # the `test` extra
 
 
 @contextlib.asynccontextmanager
-async def browser_page(studio: Studio, extra_args: Sequence[str] = ()) -> AsyncIterator:
-    """A chromium page showing the studio, ready (its voices loaded)."""
+async def browser_page(
+    studio: Studio, extra_args: Sequence[str] = (), url: str | None = None
+) -> AsyncIterator:
+    """A chromium page showing the studio (at `url`, default its own), ready (voices loaded)."""
     need_chromium()
     async with playwright_api.async_playwright() as playwright:
         browser = await playwright.chromium.launch(
@@ -48,7 +52,7 @@ async def browser_page(studio: Studio, extra_args: Sequence[str] = ()) -> AsyncI
             page.set_default_timeout(30_000)
             errors: list[str] = []
             page.on("pageerror", lambda error: errors.append(str(error)))
-            await page.goto(studio.url)
+            await page.goto(url or studio.url)
             await page.wait_for_selector("body[data-ready='1']")
             yield page
             assert not errors, errors
@@ -392,5 +396,66 @@ def test_a_page_of_another_origin_cannot_change_voices(
         print("cross-origin attempts:", results)
         assert results["readPage"] == "blocked" and results["deleteJson"] == "blocked"
         assert sorted(path.name for path in folder.iterdir()) == ["anne.wav"]
+
+    asyncio.run(scenario())
+
+
+def test_over_plain_http_from_another_host_recording_needs_https_upload_works(
+    tiny_model: TinyModel, tmp_path: Path
+) -> None:
+    """Opened as http://homeassistant.local:PORT/ (chromium resolves the name to the loopback
+    server), the page is not a secure context, as Home Assistant's usual address is not: it
+    says that recording needs HTTPS, and a file uploaded is saved as usual."""
+    folder, data = _folders(tmp_path)
+    sample = write_voice_wav(tmp_path / "upload" / "phone.wav", 12.0, seed=4)
+
+    async def scenario() -> None:
+        settings = StudioSettings(voices_dir=folder)
+        async with running_studio(_args(tiny_model, folder, data), settings) as studio:
+            port = studio.url.rsplit(":", 1)[1].rstrip("/")
+            remote = f"http://homeassistant.local:{port}/"
+            rules = ["--host-resolver-rules=MAP homeassistant.local 127.0.0.1"]
+            async with browser_page(studio, rules, url=remote) as page:
+                assert await page.evaluate("window.isSecureContext") is False
+                await page.click("nav button[data-tab='add']")
+                notice = await page.inner_text("#add-insecure")
+                assert await page.is_visible("#add-insecure") and "needs HTTPS" in notice
+                assert await page.is_disabled("#add-record")
+                await shot(page, "insecure")
+                await page.set_input_files("#add-file", str(sample))
+                await page.wait_for_selector("tr.check[data-check='noise']")
+                await page.fill("#add-name", "phone")
+                await page.click("#add-save")
+                await page.wait_for_selector(".voice[data-voice='phone']", state="attached")
+                # Home Assistant reads the voice list at set-up: the one step left is said.
+                said = await page.inner_text("#message")
+                assert said.startswith("Saved phone, ready") and "Wyoming Protocol" in said, said
+                assert "Reload" in said, said
+            async with browser_page(studio) as local:  # http://127.0.0.1 is a secure context
+                await local.click("nav button[data-tab='add']")
+                assert not await local.is_visible("#add-insecure")
+                assert not await local.is_disabled("#add-record")
+        assert sorted(path.name for path in folder.iterdir()) == ["phone.wav"]
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a read-only bind mount needs root")
+def test_a_read_only_voices_folder_is_said_on_the_voices_and_add_screens(
+    tiny_model: TinyModel, tmp_path: Path
+) -> None:
+    folder, data = _folders(tmp_path)
+
+    async def scenario() -> None:
+        settings = StudioSettings(voices_dir=folder)
+        async with running_studio(_args(tiny_model, folder, data), settings) as studio:
+            with read_only(folder):
+                async with browser_page(studio) as page:
+                    said = await page.inner_text("#voices-folder")
+                    assert f"{folder} is read-only" in said and "/config/voices" in said
+                    await page.click("nav button[data-tab='add']")
+                    assert await page.inner_text("#add-folder") == said
+                    assert await page.is_disabled("#add-file")
+                    await shot(page, "read-only")
 
     asyncio.run(scenario())

@@ -6,17 +6,19 @@ a JSON 4xx and writes nothing."""
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
 import aiohttp
 import pytest
 
-from wyoming_pocket_tts.audio.sample_check import MAX_BYTES
+from wyoming_pocket_tts.audio import sample_check
+from wyoming_pocket_tts.audio.sample_check import MAX_BYTES, SampleRefused
 from wyoming_pocket_tts.http.studio import CSRF_HEADER, StudioSettings
 
 from .conftest import model_args
 from .model_factory import TinyModel, write_voice_wav
-from .studio_support import Studio, running_studio
+from .studio_support import Studio, read_only, running_studio
 from .support import describe
 
 pytestmark = pytest.mark.timeout(180)
@@ -146,12 +148,89 @@ def test_with_a_token_the_page_is_opened_once_with_it(tiny_model: TinyModel, tmp
                         assert response.status == 401
                 async with session.get(studio.url + "?token=wrong") as response:
                     assert response.status == 401
-                bearer = {"Authorization": "Bearer s3cret"}
-                async with session.get(studio.url + "studio/api/voices", headers=bearer) as ok:
-                    assert ok.status == 200
+                # One token check for the API and the studio: the scheme in any case.
+                for scheme in ("Bearer", "bearer", "BEARER"):
+                    bearer = {"Authorization": f"{scheme} s3cret"}
+                    for path in ("studio/api/voices", "v1/models"):
+                        async with session.get(studio.url + path, headers=bearer) as ok:
+                            assert ok.status == 200, (scheme, path, ok.status)
+                async with session.get(
+                    studio.url + "studio/api/voices", headers={"Authorization": "bearer wrong"}
+                ) as refused:
+                    assert refused.status == 401
                 async with session.get(studio.url + "?token=s3cret") as opened:
                     assert opened.status == 200 and "studio-csrf" in await opened.text()
                 async with session.get(studio.url + "studio/api/voices") as response:
                     assert response.status == 200  # the cookie set by ?token=
+
+    asyncio.run(scenario())
+
+
+async def _post_json(
+    session: aiohttp.ClientSession, studio: Studio, path: str, body: dict, **headers: str
+) -> tuple[int, dict]:
+    async with session.post(studio.url + "studio/api/" + path, json=body, headers=headers) as got:
+        return got.status, await got.json()
+
+
+def _said(answer: tuple[int, dict]) -> tuple[int, str, str]:
+    status, body = answer
+    return status, body["error"]["code"], body["error"]["message"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a read-only bind mount needs root")
+def test_each_refusal_reaches_the_page_with_its_own_message(
+    tiny_model: TinyModel, tmp_path: Path
+) -> None:
+    """Through the HTTP side's real app and its error middleware: the studio's own status, code
+    and message, never aiohttp's reason phrase ("Not Found", "Conflict")."""
+    root = tmp_path / "root"
+    good = write_voice_wav(tmp_path / "good.wav", 12.0, seed=4).read_bytes()
+    junk = b"<html>not a wav</html>" * 100
+    with pytest.raises(SampleRefused) as refused:
+        sample_check.decode(junk)
+    args = _args(tiny_model, root)
+    write_voice_wav(root / "voices" / "grandma.wav", 2.0, seed=2)
+    settings = StudioSettings(voices_dir=root / "voices")
+
+    async def scenario() -> None:
+        async with running_studio(args, settings) as studio, aiohttp.ClientSession() as session:
+            csrf = {CSRF_HEADER: await studio.csrf(session)}
+            assert _said(await _save(session, studio, "ALBA", good, **csrf)) == (
+                409,
+                "name-taken",
+                "A voice is already called ALBA",
+            )
+            rename = {"name": "nobody", "new_name": "somebody"}
+            assert _said(await _post_json(session, studio, "voices/rename", rename, **csrf)) == (
+                404,
+                "unknown-voice",
+                "No voice is called 'nobody'",
+            )
+            assert _said(await _save(session, studio, "x", good, **{CSRF_HEADER: "old"})) == (
+                403,
+                "bad-csrf",
+                "Reload the page (its security token is stale)",
+            )
+            assert _said(await _save(session, studio, "fake", junk, **csrf)) == (
+                415,
+                refused.value.code,
+                str(refused.value),
+            )
+            with read_only(root / "voices"):
+                async with session.get(studio.url + "studio/api/voices") as listed:
+                    voices = await listed.json()
+                assert voices["can_add"] is False
+                assert f"voices folder {root / 'voices'} is read-only" in voices["folder_problem"]
+                saved = _said(await _save(session, studio, "newvoice", good, **csrf))
+                assert saved == (409, "read-only-folder", voices["folder_problem"])
+                delete = {"name": "grandma"}
+                deleted = _said(await _post_json(session, studio, "voices/delete", delete, **csrf))
+                assert deleted[:2] == (409, "read-only-folder")
+                rename = {"name": "grandma", "new_name": "granny"}
+                renamed = _said(await _post_json(session, studio, "voices/rename", rename, **csrf))
+                assert renamed[:2] == (409, "read-only-folder")
+            assert (root / "voices" / "grandma.wav").is_file()
+            assert not (root / "voices" / "newvoice.wav").exists()
 
     asyncio.run(scenario())

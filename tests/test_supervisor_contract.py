@@ -7,9 +7,11 @@ folders, plus /data (writable, with the options.json the Supervisor would write:
 defaults merged with the saved options, validated by the schema), and each folder of config.yaml's
 `map:` with the access the Supervisor gives it (/config writable, /share read-only). The server is
 started with the Dockerfile's ENTRYPOINT and CMD exactly, its ENV and WORKDIR, inside a `chroot`
-to that root; the one adaptation is where the venv comes from: this worktree's .venv is mounted
-at the image's venv path (/opt/venv). The Dockerfile's HEALTHCHECK command is then run inside the
-same namespaces (`nsenter`), as `docker exec` would, until it reports healthy.
+to that root; the adaptations are where the venv comes from (this worktree's .venv is mounted
+at the image's venv path, /opt/venv) and the package (this checkout's, on PYTHONPATH). The
+Dockerfile's HEALTHCHECK command is then run inside the same namespaces (`nsenter`), as `docker
+exec` would, until it reports healthy. The ingress cases link the container's network namespace
+to the Supervisor's proxy address with a veth pair (`tests/ingress.py`).
 
 Faked: the Hugging Face hub (a cache built by tests/model_factory.py in /data/huggingface, with
 `HF_HUB_OFFLINE=1`), the Supervisor API (no SUPERVISOR_TOKEN, so no discovery), and the model:
@@ -36,6 +38,8 @@ from typing import Any
 import pytest
 import yaml
 
+from .ingress import ADDON as ADDON_ADDRESS
+from .ingress import OTHER, ingress_link
 from .model_factory import build_hf_cache, write_voice_wav
 from .supervisor import Invalid, merge_options, mounts, validate_options
 
@@ -161,8 +165,10 @@ def run_addon(
     *,
     manifest: dict[str, Any] | None = None,
     prepare: Callable[[dict[str, Path]], None] | None = None,
+    while_healthy: Callable[[int], None] | None = None,
 ) -> Run:
-    """Start the add-on as the Supervisor would with these saved options; stop it when healthy."""
+    """Start the add-on as the Supervisor would with these saved options; stop it when healthy,
+    after `while_healthy(pid)` if given (pid: the container's first process)."""
     manifest = manifest or config()
     spec = image()
     assert spec.workdir == "/", "chroot starts in /: the test assumes the image's WORKDIR is /"
@@ -180,6 +186,8 @@ def run_addon(
     env = {
         **spec.env,
         "HF_HUB_OFFLINE": "1",  # the hub is not reachable here; its cache is in /data
+        # This checkout's package, as the image installs it (the venv may hold another's).
+        "PYTHONPATH": str(ROOT),
         "VENV_SOURCE": str(VENV),
         "FOLDERS": " ".join(
             f"{target}={host[target]}:{'ro' if read_only else 'rw'}"
@@ -210,6 +218,8 @@ def run_addon(
                 voices = json.loads(
                     _in_container(process.pid, [*spec.entrypoint[:1], "-c", _LIST_VOICES], env)
                 )
+                if while_healthy is not None:
+                    while_healthy(process.pid)
                 break
             time.sleep(0.2)
     finally:
@@ -358,16 +368,38 @@ def test_voices_folder_missing_and_unwritable(tmp_path: Path, hub: Path) -> None
 
 
 def test_voices_folder_on_read_only_share(tmp_path: Path, hub: Path) -> None:
-    """An existing folder the add-on cannot write to is read as usual."""
+    """An existing folder the add-on cannot write to is read as usual; the studio, through
+    ingress, says it is read-only and refuses a new voice with a 409 saying so."""
 
     def voices_on_share(host: dict[str, Path]) -> None:
         write_voice_wav(host["/share"] / "pocket-tts" / "voices" / "grandma.wav", 1.0)
 
+    seen: dict[str, Any] = {}
+
+    def studio(pid: int) -> None:
+        with ingress_link(pid) as link:
+            _, _, page = link.request("GET", STUDIO)
+            csrf = re.search(r'name="studio-csrf" content="([^"]+)"', page)
+            seen["voices"] = json.loads(link.request("GET", STUDIO + "studio/api/voices")[2])
+            headers = {"X-Studio-CSRF": csrf[1] if csrf else ""}
+            save = STUDIO + "studio/api/voices?name=new&language=en&start=0&end=0"
+            seen["save"] = link.request("POST", save, headers=headers, body=b"RIFF")
+
     saved = {"language": LANGUAGE, "voices_dir": "/share/pocket-tts/voices"}
-    run = run_addon(tmp_path, hub, saved, prepare=voices_on_share)
-    print("read-only share:", run.health, run.voices, run.warnings)
+    run = run_addon(tmp_path, hub, saved, prepare=voices_on_share, while_healthy=studio)
+    print("read-only share:", run.health, run.voices, run.warnings, seen)
     assert_served(run)
     assert run.warnings == [] and "grandma" in run.voices
+    problem = seen["voices"]["folder_problem"]
+    assert "/share/pocket-tts/voices is read-only" in problem and "/config/voices" in problem
+    assert seen["voices"]["can_add"] is False
+    status, _, body = seen["save"]
+    assert status == 409 and json.loads(body)["error"] == {
+        "message": problem,
+        "type": "studio_error",
+        "param": None,
+        "code": "read-only-folder",
+    }
 
 
 def test_recording_as_default_voice_without_cloning(
@@ -383,6 +415,91 @@ def test_recording_as_default_voice_without_cloning(
     run = run_addon(tmp_path, hub_without_cloning, saved, prepare=recording)
     print("recording without cloning:", run.health, run.exit_code, run.log.splitlines()[-2:])
     assert_served(run)
+
+
+def test_values_the_0_3_2_schema_accepted(tmp_path: Path, hub: Path) -> None:
+    """0.3.2's schema let any text through as an origin, a default voice and a voice name, and
+    three such values stopped the add-on (exit 2) or renamed a voice. Saved under that schema,
+    they now each give one warning, and the add-on serves; the voices keep their names or are
+    refused, and today's schema's edge values are served as given."""
+    manifest = config()
+    schema = manifest["schema"]
+    schema.update(voice="str?", http_cors="str?")  # 0.3.2's
+    schema["voices"][0]["name"] = r"match(^[^=]*[^=\s][^=]*$)"
+    saved = {
+        "language": LANGUAGE,
+        "http_cors": "homeassistant.local:3000",
+        "voice": "en:grandma",
+        "voices": [
+            {"name": "mom:calm", "source": "alba"},
+            {"name": "en:grandma", "source": "alba"},
+            {"name": "Mamie Élise (calm)", "source": "alba", "speed": 0.5},
+        ],
+    }
+    run = run_addon(tmp_path, hub, saved, manifest=manifest)
+    print("0.3.2 schema:", run.health, run.voices, *run.warnings, sep="\n  ")
+    assert_served(run)
+    assert len(run.warnings) == 4, run.warnings
+    assert run.voices == ["Mamie Élise (calm)"]  # neither `grandma` nor `calm`
+    today = config()["schema"]
+    with pytest.raises(Invalid):  # today's schema says the rule before the start
+        validate_options(today, merge_options(config()["options"], saved))
+
+
+STUDIO = f"http://{ADDON_ADDRESS}:{config()['ingress_port']}/"
+"""Where the Supervisor's ingress proxy sends the panel's requests (`api/ingress.py`)."""
+SPEECH = json.dumps({"input": "", "voice": "alba"}).encode()
+"""An OpenAI speech request the API refuses (empty input) once it is let in: no generation."""
+JSON = {"Content-Type": "application/json"}
+
+
+def _studio_answers(pid: int, seen: dict[str, Any]) -> None:
+    """The studio's page, its voice list and a change (with the page's CSRF token) through the
+    ingress link from the proxy's address; then the speech API from the proxy and from another
+    address of the same network."""
+    with ingress_link(pid) as link:
+        status, _, page = link.request("GET", STUDIO)
+        seen["page"] = status
+        csrf = re.search(r'name="studio-csrf" content="([^"]+)"', page)
+        seen["voices"] = link.request("GET", STUDIO + "studio/api/voices")[0]
+        body = json.dumps({"text": "Hi", "voice": "alba"}).encode()
+        headers = {**JSON, "X-Studio-CSRF": csrf[1] if csrf else ""}
+        prepare = STUDIO + "studio/api/prepare"
+        seen["prepare"] = link.request("POST", prepare, headers=headers, body=body)[0]
+        seen["studio_other"] = link.request("GET", STUDIO, source=OTHER)[0]
+        speech = STUDIO + "v1/audio/speech"
+        seen["api_proxy"] = link.request("POST", speech, headers=JSON, body=SPEECH)
+        seen["api_other"] = link.request("POST", speech, source=OTHER, headers=JSON, body=SPEECH)
+
+
+def _statuses(seen: dict[str, Any]) -> dict[str, int]:
+    return {key: value if isinstance(value, int) else value[0] for key, value in seen.items()}
+
+
+def test_studio_with_a_token_through_ingress(tmp_path: Path, hub: Path) -> None:
+    """`http_token` set (as DOCS.md advises): the ingress proxy needs none, others still do."""
+    seen: dict[str, Any] = {}
+    saved = {"language": LANGUAGE, "http_token": "s3cret"}
+    run = run_addon(tmp_path, hub, saved, while_healthy=lambda pid: _studio_answers(pid, seen))
+    print("token:", _statuses(seen))
+    assert_served(run)
+    assert (seen["page"], seen["voices"], seen["prepare"]) == (200, 200, 200)
+    assert seen["studio_other"] == 403  # the studio answers only the proxy in the add-on
+    assert seen["api_proxy"][0] == 400 and "empty_input" in seen["api_proxy"][2]
+    assert seen["api_other"][0] == 401 and "invalid_api_key" in seen["api_other"][2]
+
+
+def test_studio_with_the_http_api_off(tmp_path: Path, hub: Path) -> None:
+    """`http_api: false`: the ingress port still serves the studio, and nothing else."""
+    seen: dict[str, Any] = {}
+    saved = {"language": LANGUAGE, "http_api": False, "http_token": "s3cret"}
+    run = run_addon(tmp_path, hub, saved, while_healthy=lambda pid: _studio_answers(pid, seen))
+    print("api off:", _statuses(seen))
+    assert_served(run)
+    assert (seen["page"], seen["voices"], seen["prepare"]) == (200, 200, 200)
+    assert seen["studio_other"] == 403
+    assert seen["api_proxy"][0] == 400 and "empty_input" in seen["api_proxy"][2]
+    assert seen["api_other"][0] == 403 and "api_off" in seen["api_other"][2]
 
 
 def test_every_case_is_what_the_supervisor_accepts() -> None:

@@ -37,7 +37,8 @@ from .addon_repair import (
     prepare_voices_dir,
     settle_options,
 )
-from .cli import HTTP_TOKEN_ENV, parse_settings
+from .cli import HTTP_TOKEN_ENV, parse_settings, refusal
+from .http.auth import INGRESS_PROXY
 from .pocket import builtin_models
 from .settings import DEFAULT_SPEED
 from .voices.folder import VoiceFolder
@@ -46,7 +47,8 @@ OPTIONS_FILE = Path("/data/options.json")
 DATA_DIR = Path("/data")
 ADDON_URI = "tcp://0.0.0.0:10200"
 ADDON_HTTP_PORT = 10201
-"""The HTTP API's port inside the container (mapped to a host port only if the user gives one)."""
+"""The HTTP side's port inside the container: config.yaml's `ingress_port`, so always served
+(mapped to a host port only if the user gives one)."""
 PROG = "wyoming-pocket-tts add-on"
 
 __all__ = [
@@ -83,7 +85,10 @@ def _none(value: Any) -> list[str]:
 
 
 def _http_api(value: Any) -> list[str]:
-    return ["--http-port", str(ADDON_HTTP_PORT), "--http-host", "0.0.0.0"] if value else []
+    """The HTTP port is always served: it is the studio's ingress port. With the API off, it
+    answers only the ingress proxy."""
+    listen = ["--http-port", str(ADDON_HTTP_PORT), "--http-host", "0.0.0.0"]
+    return [*listen, "--ingress-proxy", INGRESS_PROXY, *([] if value else ["--http-ingress-only"])]
 
 
 def _http_cors(value: Any) -> list[str]:
@@ -137,6 +142,7 @@ OPTIONS: dict[str, Option] = {
     "speed": Option((int, float), "a number", _unless("--speed", DEFAULT_SPEED)),
     "sentence_pause": Option(int, "an integer", _unless("--sentence-pause", 0)),
     "lead_silence": Option(int, "an integer", _unless("--lead-silence", 0)),
+    "trail_silence": Option(int, "an integer", _unless("--trail-silence", 0)),
     "text_cleanup": Option(bool, "true or false", _switch("--no-text-cleanup", when=False)),
     "number_words": Option(bool, "true or false", _switch("--no-number-words", when=False)),
     "debug_logging": Option(bool, "true or false", _switch("--debug")),
@@ -230,6 +236,37 @@ def options_to_argv(
     return argv
 
 
+def server_checked(
+    options: Mapping[str, Any], folder_voices: Mapping[str, str], fixed: Sequence[str] = ()
+) -> tuple[dict[str, Any], list[str]]:
+    """The options whose flags the server's own parser accepts; (options, one line per drop).
+
+    Each option (each entry of `voices`) is tried in turn on top of the ones kept so far, after
+    the flags `fixed`, in `OPTIONS` order but `voices` before `voice` (the default may name one).
+    """
+    kept: dict[str, Any] = {}
+    notes: list[str] = []
+    order = sorted(options, key=lambda key: (key == "voice", key not in OPTIONS))
+    for key in order:
+        if key == "voices":
+            kept["voices"] = []
+            for number, voice in enumerate(options["voices"], 1):
+                trial = {**kept, "voices": [*kept["voices"], voice]}
+                why = refusal([*fixed, *options_to_argv(trial, folder_voices)])
+                if why is None:
+                    kept["voices"].append(voice)
+                else:
+                    where = f"Option 'voices' entry {number} ({voice['name'].strip()})"
+                    notes.append(f"{where}: {why}; ignored")
+            continue
+        why = refusal([*fixed, *options_to_argv({**kept, key: options[key]}, folder_voices)])
+        if why is None:
+            kept[key] = options[key]
+        else:
+            notes.append(f"Option {key!r}: {why}; ignored")
+    return kept, notes
+
+
 def _voice_flag(voice: Mapping[str, Any]) -> str:
     """`--voice` for an entry of `voices`: its language is a code (`fr`) or a model (`french`);
     its speed (if any) a `,speed=` field."""
@@ -275,6 +312,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--data-dir", type=Path, default=DATA_DIR)
     args, server_flags = parser.parse_known_args(argv)
 
+    fixed = ["--uri", ADDON_URI, "--data-dir", str(args.data_dir)]
     option_flags: list[str] = []
     if args.options is not None or OPTIONS_FILE.is_file():
         try:
@@ -286,7 +324,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         options = {**options, "voices_dir": voices_dir}
         found = folder_voices(voices_dir)
         options, more = settle_options(options, OPTIONS, builtin_models(), found)
-        for note in [*notes, *more]:
+        options, refused = server_checked(options, found, fixed)
+        for note in [*notes, *more, *refused]:
             _warn(note)
         option_flags = options_to_argv(options, found)
         if options.get("hf_token"):
@@ -295,7 +334,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         if options.get("http_api") and (options.get("http_token") or "").strip():
             os.environ[HTTP_TOKEN_ENV] = options["http_token"].strip()
 
-    fixed = ["--uri", ADDON_URI, "--data-dir", str(args.data_dir)]
     server_argv = [*fixed, *option_flags, *server_flags]
     parse_settings(server_argv)  # exits 2 on a bad value, before anything heavy is loaded
     os.environ.setdefault("HF_HOME", str(args.data_dir / "huggingface"))

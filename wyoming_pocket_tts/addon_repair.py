@@ -30,6 +30,11 @@ _QUANTIZE_VALUES = (*QUANTIZE_MODES, "True", "False", True, False)
 """auto/on/off, and 0.1.0's bool as the Supervisor writes it ("True"/"False") or as JSON."""
 
 
+_NAME_MARKS = frozenset(":=")
+"""What `--voice [CODE:]NAME=SOURCE` reads as separators: a name holding one would be renamed
+(`en:grandma` is `grandma` in English) or refused (`mom:calm`: no model for `mom`)."""
+
+
 class _Option(Protocol):
     @property
     def optional(self) -> bool: ...
@@ -161,8 +166,8 @@ def _voices(voices: list[Mapping[str, Any]], codes: set[str], notes: list[str]) 
         language = (voice.get("language") or "").strip()
         code = language_of(language) if language else None
         why = None
-        if not name or "=" in name:
-            why = "a name must not be empty or contain '='"
+        if not name or _NAME_MARKS & set(name):
+            why = "a name must not be empty or contain ':' or '=' (it would be read as a flag)"
         elif any(other["name"].strip() == name for other in kept):
             why = "a voice of that name is listed before"
         elif not source:
@@ -188,6 +193,13 @@ def _default_voice(
     """Drop a default `voice` that names none of the voices, so the model's own default speaks."""
     default = (settled.get("voice") or "").strip()
     if not default:
+        return
+    if _NAME_MARKS & set(default):
+        notes.append(
+            f"Option 'voice': {default!r} cannot name a voice (no ':' or '='); "
+            "using the model's default voice"
+        )
+        del settled["voice"]
         return
     names = {voice["name"].strip() for voice in settled["voices"]}
     builtins = builtin_voice_names()

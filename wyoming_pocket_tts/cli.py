@@ -12,6 +12,7 @@ import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 from urllib.parse import urlparse
 
 from . import __version__
@@ -52,9 +53,20 @@ _SPEECH = SpeechSettings()
 _HTTP = HttpSettings()
 
 
-def build_parser() -> argparse.ArgumentParser:
+class FlagError(ValueError):
+    """A command line the server refuses: the line `parse_settings` would exit with."""
+
+
+class _RaisingParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise FlagError(message)
+
+
+def build_parser(
+    parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser,
+) -> argparse.ArgumentParser:
     """The server's argument parser (also used to validate the add-on's options)."""
-    parser = argparse.ArgumentParser(
+    parser = parser_class(
         prog="wyoming-pocket-tts",
         description="Wyoming protocol server for Kyutai's Pocket-TTS text-to-speech.",
     )
@@ -164,6 +176,14 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: %(default)s)",
     )
     parser.add_argument(
+        "--trail-silence",
+        type=milliseconds,
+        default=_SPEECH.trail_silence_ms,
+        metavar="MS",
+        help="silence after the last chunk, for players that cut off the end "
+        "(default: %(default)s)",
+    )
+    parser.add_argument(
         "--quantize",
         nargs="?",
         choices=QUANTIZE_MODES,
@@ -227,14 +247,37 @@ def build_parser() -> argparse.ArgumentParser:
         help="let browser pages from ORIGIN (e.g. http://openwebui.local:3000, or *) call the "
         "HTTP API",
     )
+    parser.add_argument(
+        "--ingress-proxy",
+        metavar="ADDRESS",
+        help="a proxy that has authenticated its users (the add-on: Home Assistant's ingress, "
+        "172.30.32.2): its requests need no token, and only it reaches the voice studio",
+    )
+    parser.add_argument(
+        "--http-ingress-only",
+        action="store_true",
+        help="answer only --ingress-proxy on the HTTP port (the add-on with http_api off)",
+    )
     parser.add_argument("--debug", action="store_true", help="log DEBUG messages")
     parser.add_argument("--version", action="version", version=__version__)
     return parser
 
 
-def parse_settings(argv: Sequence[str] | None = None) -> Settings:
+def refusal(argv: Sequence[str]) -> str | None:
+    """Why the server would refuse this command line (the message after `error:`), or None."""
+    try:
+        parse_settings(argv, parser_class=_RaisingParser)
+    except FlagError as error:
+        return str(error)
+    return None
+
+
+def parse_settings(
+    argv: Sequence[str] | None = None,
+    parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser,
+) -> Settings:
     """Parse and validate the command line; exits with code 2 on a bad flag."""
-    parser = build_parser()
+    parser = build_parser(parser_class)
     args = parser.parse_args(argv)
     _check_uri(parser, args.uri)
     models = _models(parser, args)
@@ -262,6 +305,7 @@ def parse_settings(argv: Sequence[str] | None = None) -> Settings:
                 speed=args.speed,
                 sentence_pause_ms=args.sentence_pause,
                 lead_silence_ms=args.lead_silence,
+                trail_silence_ms=args.trail_silence,
             ),
         ),
         voices=voices,
@@ -281,8 +325,14 @@ def _http(parser: argparse.ArgumentParser, args: argparse.Namespace) -> HttpSett
     token = args.http_token
     if token is None:
         token = os.environ.get(HTTP_TOKEN_ENV) or None
+    if args.http_ingress_only and args.ingress_proxy is None:
+        parser.error("--http-ingress-only needs --ingress-proxy")
     if args.http_port is None:
-        for flag, value in (("--http-token", args.http_token), ("--http-cors", args.http_cors)):
+        for flag, value in (
+            ("--http-token", args.http_token),
+            ("--http-cors", args.http_cors),
+            ("--ingress-proxy", args.ingress_proxy),
+        ):
             if value is not None:
                 parser.error(f"{flag} needs --http-port")
         return HttpSettings(host=args.http_host)
@@ -303,6 +353,8 @@ def _http(parser: argparse.ArgumentParser, args: argparse.Namespace) -> HttpSett
         host=args.http_host,
         token=token.strip() if token else None,
         cors_origin=origin,
+        ingress_proxy=args.ingress_proxy,
+        ingress_only=args.http_ingress_only,
     )
 
 

@@ -91,10 +91,9 @@ class TtsServer:
         _LOGGER.info("Listening on %s", self.address)
         http = self.settings.http
         if http.port is not None:
-            studio = StudioSettings.from_settings(self.settings, token=http.token)
+            studio = StudioSettings.from_settings(self.settings)
             add = partial(add_studio, service=self.service, settings=studio)
-            trusted = studio.ingress_proxy if studio.ingress else None
-            self.http = HttpSite(build_app(self.service, http, [add], trusted), http)
+            self.http = HttpSite(build_app(self.service, http, [add]), http)
             await self.http.start()
 
     async def wait_ready(self) -> None:

@@ -94,6 +94,8 @@ class SpeechSettings:
     """Silence added between sentences, in addition to the model's own gap."""
     lead_silence_ms: int = 0
     """Silence before the first chunk, for players that clip the start of a sound."""
+    trail_silence_ms: int = 0
+    """Silence after the last chunk, for players that cut off the end of a sound."""
 
     def speed_for(self, voice: VoiceSpec) -> float:
         """The rate a voice speaks at: its own, else the default."""
@@ -161,6 +163,11 @@ class HttpSettings:
     """When set, every request (but /health) needs `Authorization: Bearer <token>`."""
     cors_origin: str | None = None
     """Browser pages from this origin (or `*`) may call the API; None: no CORS headers."""
+    ingress_proxy: str | None = None
+    """A proxy that has authenticated its users (Home Assistant's ingress, in the add-on): its
+    requests need no token, and only it reaches the voice studio."""
+    ingress_only: bool = False
+    """Answer only `ingress_proxy` (the add-on with its HTTP API off: the studio stays)."""
 
 
 @dataclass(frozen=True)

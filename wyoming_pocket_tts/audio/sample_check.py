@@ -8,10 +8,13 @@ audio, too long or nearly silent is refused.
 from __future__ import annotations
 
 import io
+import logging
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
+
+_LOGGER = logging.getLogger(__name__)
 
 MAX_BYTES = 16 * 1024 * 1024
 """Largest upload accepted (a 60 s stereo 48 kHz WAV is 11 MB)."""
@@ -86,8 +89,10 @@ def decode(data: bytes) -> tuple[np.ndarray, int, int]:
     except SampleRefused:
         raise
     except Exception as error:  # whatever libsndfile cannot read is not audio to us
+        # libsndfile's text names a Python object: the page gets the plain reason.
+        _LOGGER.debug("Sample refused: %s", error)
         raise SampleRefused(
-            "not-audio", f"Not an audio file this server can read (wav, mp3, flac, ogg): {error}"
+            "not-audio", "Not an audio file this server can read (wav, mp3, flac, ogg)"
         ) from None
     if audio.shape[0] == 0:
         raise SampleRefused("no-audio", "The file holds no audio")

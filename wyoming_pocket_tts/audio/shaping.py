@@ -1,9 +1,10 @@
-"""One reply's audio as the household shaped it: lead-in, pauses and speaking rate, as PCM.
+"""One reply's audio as the household shaped it: lead-in, pauses, rate and a tail, as PCM.
 
 The engine thread owns one `ReplyShaper` per reply and calls it in the order audio is due:
 `begin` before each generation (a sentence or a pocket-tts chunk), `audio` for every chunk
-pocket-tts yields, `end` after the generation, and `pause` for an SSML break. Each returns the
-PCM bytes to send now (maybe empty). The first bytes of the reply carry the lead-in silence;
+pocket-tts yields, `end` after the generation, and `pause` for an SSML break; the reply's
+`tail` once it is whole. Each returns the PCM bytes to send now (maybe empty). The first bytes
+of the reply carry the lead-in silence, and a reply that sent audio ends with the trailing one;
 every generation after the first is preceded by the sentence pause unless an explicit pause
 already separates them. Speed 1.0 leaves the samples exactly as they were.
 """
@@ -24,7 +25,8 @@ if TYPE_CHECKING:
 
 
 class ReplyShaper:
-    """Lead-in, pauses and rate for one reply; not thread-safe (the engine thread's)."""
+    """Lead-in, pauses, rate and tail for one reply; not thread-safe (the engine thread's, or
+    the scheduler's under its lock once the engine is done with the reply)."""
 
     def __init__(
         self,
@@ -40,6 +42,7 @@ class ReplyShaper:
         """Loudness gain of the voice speaking now (the engine sets it per generation)."""
         self._sample_rate = sample_rate
         self._lead_due = speech.lead_silence_ms > 0
+        self._sent = False  # any audio of this reply went out
         self._generations = 0
         self._paused = False  # an explicit pause since the last generation
         self._changer: SpeedChanger | None = None
@@ -81,7 +84,15 @@ class ReplyShaper:
         self._paused = True
         return self._out(silence(ms, self._sample_rate))
 
+    def tail(self) -> bytes:
+        """The reply is whole (not stopped): the trailing silence, if it sent any audio."""
+        if not self._sent:
+            return b""
+        self._sent = False  # once
+        return silence(self._speech.trail_silence_ms, self._sample_rate)
+
     def _out(self, pcm: bytes) -> bytes:
+        self._sent = self._sent or bool(pcm)
         if self._lead_due and pcm:
             self._lead_due = False
             return silence(self._speech.lead_silence_ms, self._sample_rate) + pcm

@@ -38,6 +38,9 @@ class Piece:
     """Silence instead of text (SSML `<break>`)."""
     cut: bool = False
     """Already cut by the engine to its bound: spoken as it is."""
+    prepare: bool = False
+    """Only make the voice ready (encode its prompt, measure its loudness): no audio. The
+    studio sends one after saving a voice, so that its first play does not pay for that."""
 
 
 class Listener:
@@ -154,7 +157,10 @@ class SpeechRequest:
         self._put(audio)
 
     def end(self) -> None:
-        """No more output (any thread; the scheduler calls it exactly once)."""
+        """No more output (any thread; the scheduler calls it exactly once): a whole reply's
+        trailing silence (`ReplyShaper.tail`), then the end."""
+        if self.shaper is not None and not self.stop.is_set():
+            self.emit(self.shaper.tail())
         self._put(None)
 
     def _put(self, item: bytes | None) -> None:

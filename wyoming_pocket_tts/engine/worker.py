@@ -141,7 +141,7 @@ class Engine:
         """Speak the first bounded chunk of `piece`; return the chunks left for later."""
         try:
             shaper = self._shaper(request)
-            if not piece.text:
+            if not piece.text and not piece.prepare:
                 request.emit(shaper.pause(piece.pause_ms))
                 return []
             voice_spec = piece.voice or request.voice
@@ -151,6 +151,8 @@ class Engine:
                 self.scheduler.fail(request, JobError(MODEL_UNAVAILABLE, str(error)))
                 return []
             voice = self._voice(loaded, request, piece)
+            if piece.prepare:
+                return []
             texts = [piece.text] if piece.cut else chunks(loaded.model, piece.text)
             first, *rest = texts or [""]
             if first:

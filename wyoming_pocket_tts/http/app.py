@@ -15,7 +15,7 @@ from aiohttp import web
 from ..service import Service
 from ..settings import HttpSettings
 from . import openai
-from .auth import bearer_auth, cors
+from .auth import bearer_auth, cors, proxy_only
 from .errors import json_errors
 
 _LOGGER = logging.getLogger(__name__)
@@ -37,15 +37,17 @@ def build_app(
     service: Service,
     settings: HttpSettings,
     extra_routes: Iterable[Callable[[web.Application], None]] = (),
-    trusted_peer: str | None = None,
 ) -> web.Application:
     """The HTTP app: OpenAI's speech API, `/health`, and whatever `extra_routes` add (the voice
-    studio); `trusted_peer` (the ingress proxy) needs no token."""
+    studio); the ingress proxy (if any) needs no token, and is the only peer served when
+    `settings.ingress_only`."""
     middlewares = [json_errors]
     if settings.cors_origin:
         middlewares.insert(0, cors(settings.cors_origin))  # outermost: errors get CORS headers
-    if settings.token:
-        middlewares.append(bearer_auth(settings.token, trusted_peer))
+    if settings.ingress_only and settings.ingress_proxy is not None:
+        middlewares.append(proxy_only(settings.ingress_proxy))
+    elif settings.token:
+        middlewares.append(bearer_auth(settings.token, settings.ingress_proxy))
     app = web.Application(
         middlewares=middlewares, client_max_size=body_limit(service.settings.max_text_chars)
     )

@@ -1,9 +1,12 @@
-"""Who may call the HTTP side: an optional Bearer token, and CORS only for a named origin.
+"""Who may call the HTTP side: an optional Bearer token, the ingress proxy, and CORS only for a
+named origin.
 
-Both are middlewares shared by every route of the app (the OpenAI routes and any added later).
-`/health` answers without a token so that a container health check needs no secret. A browser's
-CORS preflight carries no token, so it is answered before the token is checked, and only for
-the configured origin.
+The middlewares are shared by every route of the app (the OpenAI routes and any added later), and
+`token_matches` is the one token check, used by them and by the voice studio's guard. `/health`
+answers without a token so that a container health check needs no secret. A browser's CORS
+preflight carries no token, so it is answered before the token is checked, and only for the
+configured origin. Requests from the ingress proxy (Home Assistant's, in the add-on) need no
+token: the Supervisor has already authenticated the Home Assistant user.
 """
 
 from __future__ import annotations
@@ -12,8 +15,10 @@ import hmac
 
 from aiohttp import web
 
-from .errors import AUTHENTICATION, INVALID_TOKEN, ApiError, Handler
+from .errors import API_OFF, AUTHENTICATION, INVALID_TOKEN, ApiError, Handler
 
+INGRESS_PROXY = "172.30.32.2"
+"""The Supervisor's ingress proxy: in an add-on, the peer Home Assistant's users come from."""
 OPEN_PATHS = frozenset({"/health"})
 """Paths served without a token."""
 
@@ -24,26 +29,50 @@ TOKEN_COOKIE = "studio-token"
 """The token as the studio's page holds it (HTTP-only, same-site), for its speech requests."""
 
 
+def from_proxy(request: web.Request, proxy: str | None) -> bool:
+    """Whether the request comes from the ingress proxy (None: there is none)."""
+    return proxy is not None and request.remote == proxy
+
+
+def token_matches(request: web.Request, token: str) -> bool:
+    """Whether the request carries `token`: `Authorization: Bearer <token>` (the scheme in any
+    case), else the studio's cookie holding it."""
+    scheme, _, given = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() != "bearer":
+        given = request.cookies.get(TOKEN_COOKIE, "")
+    # compare_digest takes the same time wherever the strings differ.
+    return hmac.compare_digest(given.strip().encode(), token.encode())
+
+
+def proxy_only(proxy: str) -> web.middleware:  # type: ignore[valid-type]
+    """Answer only `proxy` (the add-on's ingress, with its HTTP API turned off)."""
+
+    @web.middleware
+    async def check_peer(request: web.Request, handler: Handler) -> web.StreamResponse:
+        if not from_proxy(request, proxy):
+            raise ApiError(
+                403, "The HTTP API is off (only Home Assistant's ingress is served)", API_OFF
+            )
+        return await handler(request)
+
+    return check_peer
+
+
 def bearer_auth(
     token: str, trusted_peer: str | None = None
 ) -> web.middleware:  # type: ignore[valid-type]
     """Refuse every request without `Bearer <token>` (or the studio's cookie holding it), but
-    `OPEN_PATHS`, the studio's own paths, CORS preflights, and requests from `trusted_peer`
-    (the Supervisor's ingress proxy, which has authenticated the Home Assistant user)."""
-    expected = token.encode()
+    `OPEN_PATHS`, the studio's own paths (its guard checks them), CORS preflights, and requests
+    from `trusted_peer` (the ingress proxy)."""
 
     @web.middleware
     async def check_token(request: web.Request, handler: Handler) -> web.StreamResponse:
         path = request.path
         studio = path == STUDIO_PATHS[0] or path.startswith(STUDIO_PATHS[1])
-        trusted = trusted_peer is not None and request.remote == trusted_peer
+        trusted = from_proxy(request, trusted_peer)
         if path in OPEN_PATHS or studio or trusted or _is_preflight(request):
             return await handler(request)
-        scheme, _, given = request.headers.get("Authorization", "").partition(" ")
-        if scheme.lower() != "bearer":
-            given = request.cookies.get(TOKEN_COOKIE, "")
-        # compare_digest takes the same time wherever the strings differ.
-        if not hmac.compare_digest(given.strip().encode(), expected):
+        if not token_matches(request, token):
             raise ApiError(
                 401, "Missing or wrong API key (Bearer token)", INVALID_TOKEN, kind=AUTHENTICATION
             )

@@ -29,6 +29,7 @@ INVALID_VALUE = "invalid_value"
 WRONG_CONTENT_TYPE = "unsupported_media_type"
 BODY_TOO_LARGE = "body_too_large"
 INVALID_TOKEN = "invalid_api_key"
+API_OFF = "api_off"
 NOT_FOUND = "not_found"
 METHOD_NOT_ALLOWED = "method_not_allowed"
 

@@ -5,8 +5,8 @@
 because Home Assistant's ingress serves it under a path prefix.
 
 Who may use it:
-- add-on mode (`ingress`): only the Supervisor's ingress proxy may connect (Home Assistant has
-  already authenticated the user); any other peer gets 403;
+- add-on mode (`ingress`): only the Supervisor's ingress proxy may connect, with no token (Home
+  Assistant has already authenticated the user); any other peer gets 403;
 - with a token (`--http-token`): the page is opened once as `/?token=...`, which sets a
   same-site, HTTP-only cookie; API calls need that cookie or the Bearer header;
 - every state-changing request needs the page's CSRF token and must come from the same origin.
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hmac
 import logging
-import os
 import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -28,15 +27,15 @@ from aiohttp import web
 
 from ..service import Service
 from ..voices.manage import VoiceManager
-from .auth import TOKEN_COOKIE
+from .auth import INGRESS_PROXY, TOKEN_COOKIE, from_proxy, token_matches
+from .errors import ApiError
 
 _LOGGER = logging.getLogger(__name__)
 
 STATIC = Path(__file__).with_name("static")
 ASSETS = {"studio.css": "text/css", "studio.js": "text/javascript"}
-INGRESS_PROXY = "172.30.32.2"
-"""The Supervisor's ingress proxy: in an add-on, the only peer Home Assistant's users come from."""
 CSRF_HEADER = "X-Studio-CSRF"
+STUDIO_ERROR = "studio_error"
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -54,31 +53,24 @@ class StudioSettings:
     """The HTTP side's `--http-token`, if any."""
 
     @classmethod
-    def from_settings(cls, settings: Any, token: str | None = None) -> StudioSettings:
-        """From the command line's `Settings`; add-on mode when the Supervisor gave a token."""
+    def from_settings(cls, settings: Any) -> StudioSettings:
+        """From the command line's `Settings`: add-on mode when an ingress proxy is given."""
         dirs = getattr(settings, "voices_dirs", ())
+        http = settings.http
         return cls(
             voices_dir=dirs[0] if dirs else None,
-            ingress=bool(os.environ.get("SUPERVISOR_TOKEN")),
-            token=token if token is not None else getattr(settings, "http_token", None),
+            ingress=http.ingress_proxy is not None,
+            ingress_proxy=http.ingress_proxy or INGRESS_PROXY,
+            token=http.token,
         )
 
 
-class StudioError(web.HTTPException):
-    """A refusal as JSON: `{"error": {"message", "code"}}`."""
+class StudioError(ApiError):
+    """A refusal of the studio, as JSON through the app's error middleware: its own status,
+    code and message reach the page (`{"error": {"message", "code", "type": "studio_error"}}`)."""
 
     def __init__(self, status: int, code: str, message: str) -> None:
-        self.status_code = status
-        super().__init__(
-            text=_json({"error": {"message": message, "code": code, "type": "studio_error"}}),
-            content_type="application/json",
-        )
-
-
-def _json(data: object) -> str:
-    import json
-
-    return json.dumps(data)
+        super().__init__(status, message, code, kind=STUDIO_ERROR)
 
 
 class Guard:
@@ -106,12 +98,11 @@ class Guard:
             raise StudioError(403, "ingress-only", "Open the voice studio from Home Assistant")
 
     def check_token(self, request: web.Request) -> None:
-        token = self.settings.token
-        if not token:
+        """The HTTP side's own token check; the ingress proxy's requests need none."""
+        token, settings = self.settings.token, self.settings
+        if not token or (settings.ingress and from_proxy(request, settings.ingress_proxy)):
             return
-        header = request.headers.get("Authorization", "")
-        given = header[7:] if header.startswith("Bearer ") else request.cookies.get(TOKEN_COOKIE)
-        if not given or not hmac.compare_digest(given.encode(), token.encode()):
+        if not token_matches(request, token):
             raise StudioError(401, "bad-token", "Open the studio as /?token=YOUR_HTTP_TOKEN")
 
     def check_origin(self, request: web.Request) -> None:

@@ -16,10 +16,12 @@ from aiohttp import web
 
 from ..audio import sample_check
 from ..audio.sample_check import SampleRefused
+from ..engine.request import Listener, Piece
 from ..intake import Intake
 from ..service import Service
+from ..settings import VoiceSpec
 from ..text.pronunciations import PronunciationError
-from ..voices.manage import VoiceEditError, VoiceManager, valid_name
+from ..voices.manage import READ_ONLY, VoiceEditError, VoiceManager, valid_name
 from .studio import StudioError
 from .studio_views import status_view, voice_view, voices_view
 
@@ -27,6 +29,8 @@ _LOGGER = logging.getLogger(__name__)
 
 MAX_JSON_BYTES = 64 * 1024
 MAX_PREPARE_CHARS = 2000
+PREPARE_TIMEOUT = 300
+"""Seconds a saved voice may wait for the engine to encode it (behind the requests in line)."""
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -73,10 +77,30 @@ class StudioApi:
         await asyncio.to_thread(_edit, self.manager.folder_for, language)
         await asyncio.to_thread(_edit, self.manager.check_free, name)
         data = await _read_audio(request)
-        spec = await asyncio.to_thread(self._save, data, name, language, start, end)
-        return web.json_response(spec, status=201)
+        saved = await asyncio.to_thread(self._save, data, name, language, start, end)
+        await self._prepare(saved.name)
+        spec = self.service.catalog.resolve(saved.name)
+        view = await asyncio.to_thread(voice_view, spec, self.service, self.manager)
+        return web.json_response(view, status=201)
 
-    def _save(self, data: bytes, name: str, language: str, start: float, end: float) -> Any:
+    async def _prepare(self, name: str) -> None:
+        """Have the engine encode and measure a new voice before it is reported (an ordinary
+        request of one `prepare` piece, in line with the others): its first play then costs
+        what a known voice's does. A failure is the voice's reason in the answer."""
+        scheduler = self.service.engine.scheduler
+        request = Intake(self.service).open(Listener(), name)
+        scheduler.add(request, Piece(prepare=True))
+        scheduler.close(request)
+        try:
+            while await asyncio.wait_for(request.output.get(), PREPARE_TIMEOUT) is not None:
+                pass
+        except TimeoutError:
+            _LOGGER.warning("Voice %s: not prepared within %d s", name, PREPARE_TIMEOUT)
+            scheduler.cancel(request)
+
+    def _save(
+        self, data: bytes, name: str, language: str, start: float, end: float
+    ) -> VoiceSpec:
         audio, rate, channels = _decode(data)
         audio = sample_check.trim(audio, rate, start, end)
         report = sample_check.check(audio, rate, channels)
@@ -84,8 +108,7 @@ class StudioApi:
             problems = "; ".join(c.advice for c in report.checks if c.verdict == "bad")
             raise StudioError(422, "poor-sample", f"Not saved: {problems}")
         _edit(self.manager.save, name, language, audio, rate)
-        spec = self.service.catalog.resolve(valid_name(name))
-        return voice_view(spec, self.service, self.manager)
+        return self.service.catalog.resolve(valid_name(name))
 
     async def rename(self, request: web.Request) -> web.StreamResponse:
         body = await _read_json(request)
@@ -142,14 +165,16 @@ class StudioApi:
 
 
 def _edit(action: Callable[..., Any], *args: Any) -> Any:
-    """Run a voice change; its refusal becomes a 400 (404 for an unknown voice)."""
+    """Run a voice change; its refusal becomes a 400 (404 for an unknown voice, 409 for a
+    name taken or a read-only voices folder)."""
     try:
         return action(*args)
     except VoiceEditError as error:
-        status = (
-            404 if error.code == "unknown-voice" else 409 if error.code == "name-taken" else 400
-        )
+        status = _EDIT_STATUS.get(error.code, 400)
         raise StudioError(status, error.code, str(error)) from None
+
+
+_EDIT_STATUS = {"unknown-voice": 404, "name-taken": 409, READ_ONLY: 409}
 
 
 def _seconds(value: str) -> float:

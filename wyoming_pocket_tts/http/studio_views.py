@@ -58,9 +58,11 @@ def voice_view(spec: VoiceSpec, service: Service, manager: VoiceManager) -> dict
 
 
 def voices_view(service: Service, manager: VoiceManager) -> dict[str, Any]:
-    """Every voice by language, each language's default first."""
+    """Every voice by language, each language's default first, and whether (else why not) the
+    voices folder takes new voices."""
     catalog = service.catalog
     voices = catalog.voices
+    problem = manager.folder_problem()
     return {
         "languages": [
             {
@@ -72,7 +74,9 @@ def voices_view(service: Service, manager: VoiceManager) -> dict[str, Any]:
             }
             for code in catalog.languages
         ],
-        "can_add": manager.folder is not None,
+        "can_add": problem is None,
+        "folder_problem": problem,
+        "voices_dir": None if manager.folder is None else str(manager.folder),
     }
 
 

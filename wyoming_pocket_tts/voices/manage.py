@@ -9,11 +9,14 @@ the catalog, which rescans the folder on every `describe`, never sees half a fil
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import logging
 import os
 import re
 import tempfile
 import unicodedata
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +28,21 @@ _LOGGER = logging.getLogger(__name__)
 
 NAME_RE = re.compile(r"[^\W_][\w-]{0,39}")
 """A voice name: letters, digits, `_` and `-`, starting with a letter or digit, at most 40."""
+
+
+READ_ONLY = "read-only-folder"
+"""The refusal's code when the voices folder cannot be written."""
+
+
+def read_only_message(folder: Path | None, error: OSError | None = None) -> str:
+    """What the studio says about a voices folder it cannot write to, with the fix."""
+    why = f" ({error.strerror})" if error is not None and error.strerror else ""
+    return (
+        f"The voices folder {folder} is read-only{why}: voices can be used but not added, "
+        "renamed or deleted here. Fix: choose a writable voices folder (in the add-on, "
+        "/config/voices, the default; move your files there over Samba's addon_configs), or "
+        "make this one writable"
+    )
 
 
 class VoiceEditError(Exception):
@@ -57,10 +75,19 @@ class VoiceManager:
         self.folder = folder
         """Where new voices go (the first `--voices-dir`); None: voices cannot be added."""
 
+    def folder_problem(self) -> str | None:
+        """Why voices cannot be added, renamed or deleted here (with the fix), or None."""
+        if self.folder is None:
+            return "No voices folder is configured (--voices-dir): voices cannot be added"
+        if not os.access(self.folder, os.W_OK):  # a read-only mount answers EROFS, even to root
+            return read_only_message(self.folder)
+        return None
+
     def folder_for(self, language: str) -> Path:
         """The folder a new voice of `language` is saved in (its language subfolder)."""
         if self.folder is None:
             raise VoiceEditError("no-voices-folder", "No voices folder is configured")
+        self._writable()
         if language not in self.catalog.languages:
             raise VoiceEditError("unknown-language", f"Language {language!r} is not served")
         first = self.catalog.languages[0]
@@ -82,17 +109,18 @@ class VoiceManager:
 
         name = self.check_free(name)
         folder = self.folder_for(language)
-        folder.mkdir(parents=True, exist_ok=True)
         target = folder / f"{name}.wav"
-        handle, temporary = tempfile.mkstemp(dir=folder, prefix=".new-voice-", suffix=".tmp")
-        try:
-            with os.fdopen(handle, "wb") as file:
-                soundfile.write(file, audio, sample_rate, format="WAV", subtype="PCM_16")
-                file.flush()
-                os.fsync(file.fileno())
-            _place(Path(temporary), target)
-        finally:
-            Path(temporary).unlink(missing_ok=True)
+        with self._writing():
+            folder.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=folder, prefix=".new-voice-", suffix=".tmp")
+            try:
+                with os.fdopen(handle, "wb") as file:
+                    soundfile.write(file, audio, sample_rate, format="WAV", subtype="PCM_16")
+                    file.flush()
+                    os.fsync(file.fileno())
+                _place(Path(temporary), target)
+            finally:
+                Path(temporary).unlink(missing_ok=True)
         _LOGGER.info("Saved voice %s (%s): %s", name, language, target)
         return target
 
@@ -101,7 +129,8 @@ class VoiceManager:
         spec = self._own(old)
         new = self.check_free(new)
         source = Path(spec.source)
-        _place(source, source.with_name(new + source.suffix), move=True)
+        with self._writing():
+            _place(source, source.with_name(new + source.suffix), move=True)
         self.catalog.chosen.renamed(spec.name, new)
         _LOGGER.info("Renamed voice %s to %s", spec.name, new)
         return self.catalog.resolve(new)
@@ -109,7 +138,8 @@ class VoiceManager:
     def delete(self, name: str) -> None:
         """Remove a voice of the folder (its file)."""
         spec = self._own(name)
-        Path(spec.source).unlink()
+        with self._writing():
+            Path(spec.source).unlink()
         self.catalog.chosen.forget(spec.name)
         _LOGGER.info("Deleted voice %s (%s)", spec.name, spec.source)
 
@@ -122,6 +152,24 @@ class VoiceManager:
             )
         self.catalog.chosen.choose(language, spec.name)
         _LOGGER.info("Default voice of %s: %s", language, spec.name)
+
+    def _writable(self) -> None:
+        problem = self.folder_problem()
+        if problem is not None:
+            raise VoiceEditError(READ_ONLY, problem)
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        """A change of the folder; refused as `READ_ONLY` if the system refuses the write."""
+        self._writable()
+        try:
+            yield
+        except PermissionError as error:
+            raise VoiceEditError(READ_ONLY, read_only_message(self.folder, error)) from None
+        except OSError as error:
+            if error.errno != errno.EROFS:
+                raise
+            raise VoiceEditError(READ_ONLY, read_only_message(self.folder, error)) from None
 
     def _known(self, name: object) -> VoiceSpec:
         spec = next((s for s in self.catalog.voices if s.name == name), None)

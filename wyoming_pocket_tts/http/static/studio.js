@@ -9,6 +9,9 @@ const SAMPLES = {
   es: "¡Hola! Así suena mi voz.", it: "Ciao! Questa è la mia voce.", pt: "Olá! Esta é a minha voz.",
   nl: "Hallo! Zo klink ik.",
 };
+// Home Assistant reads the voice list when the Wyoming entry is set up; the add-on cannot find
+// its own entry to reload it (the Core API lists entries without their address or unique id).
+const RELOAD_HINT = "To see the change in Home Assistant's voice pickers, reload the integration: Settings -> Devices & services -> Wyoming Protocol -> Pocket-TTS -> ⋮ -> Reload.";
 const studio = (window.studio = { lastPlayback: null, sample: null, voices: null });
 const $ = (id) => document.getElementById(id);
 
@@ -137,8 +140,17 @@ async function loadVoices() {
     languages.replaceChildren(...data.languages.map((l) => el("option", { value: l.code }, l.code)));
     if (chosen) languages.value = chosen;
   }
-  $("add-record").disabled = $("add-file").disabled = !data.can_add;
-  if (!data.can_add) say("No voices folder is configured (--voices-dir): voices cannot be added.", true);
+  for (const id of ["voices-folder", "add-folder"]) {
+    $(id).textContent = data.folder_problem || "";
+    $(id).hidden = !data.folder_problem;
+  }
+  $("add-file").disabled = !data.can_add;
+  $("add-record").disabled = !data.can_add || !canRecord();
+}
+
+// Browsers give the microphone only to a secure context (https, or localhost).
+function canRecord() {
+  return window.isSecureContext && !!(navigator.mediaDevices && navigator.mediaDevices.getUserMedia);
 }
 
 async function setDefault(voice) {
@@ -148,12 +160,12 @@ async function setDefault(voice) {
 async function rename(voice) {
   const name = prompt(`New name for ${voice.name}`, voice.name);
   if (!name || name === voice.name) return;
-  await act(() => api("voices/rename", { method: "POST", json: { name: voice.name, new_name: name } }), `Renamed ${voice.name} to ${name}`);
+  await act(() => api("voices/rename", { method: "POST", json: { name: voice.name, new_name: name } }), `Renamed ${voice.name} to ${name}. ${RELOAD_HINT}`);
 }
 
 async function remove(voice) {
   if (!confirm(`Delete the voice ${voice.name}? Its file is removed from the voices folder.`)) return;
-  await act(() => api("voices/delete", { method: "POST", json: { name: voice.name } }), `Deleted ${voice.name}`);
+  await act(() => api("voices/delete", { method: "POST", json: { name: voice.name } }), `Deleted ${voice.name}. ${RELOAD_HINT}`);
 }
 
 async function act(action, done) {
@@ -247,12 +259,16 @@ async function saveSample() {
   const query = { name: $("add-name").value.trim(), language: $("add-language").value, start: $("add-start").value || 0, end: $("add-end").value || 0 };
   try {
     studio.savedAt = performance.now();
+    $("add-save").disabled = true;
+    say("Saving and preparing the voice: it is encoded once now, so that its first play is as quick as any other's…");
     const voice = await api("voices", { method: "POST", body: sample.blob, query });
-    say(`Saved ${voice.name}. Home Assistant lists it from its next look at the voices.`);
+    say(voice.ready ? `Saved ${voice.name}, ready to speak. ${RELOAD_HINT}` : `Saved ${voice.name}, but: ${voice.reason}. ${voice.remedy || ""}`, !voice.ready);
     await loadVoices();
     studio.lastSaved = voice;
   } catch (error) {
     say(error.message, true);
+  } finally {
+    $("add-save").disabled = false;
   }
 }
 
@@ -361,6 +377,7 @@ function showTab(name) {
 
 document.addEventListener("DOMContentLoaded", async () => {
   for (const button of document.querySelectorAll("nav button")) button.addEventListener("click", () => showTab(button.dataset.tab));
+  $("add-insecure").hidden = canRecord();
   $("try-text").addEventListener("input", () => { clearTimeout(prepareTimer); prepareTimer = setTimeout(showPrepared, 300); });
   $("try-voice").addEventListener("change", showPrepared);
   $("try-speak").addEventListener("click", () => { const v = selectedVoice(); showPrepared(); speak(v.name, v.language, $("try-text").value); });
