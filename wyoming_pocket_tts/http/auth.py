@@ -12,6 +12,7 @@ import hmac
 
 from aiohttp import web
 
+from ..errors import ORIGIN_NOT_ALLOWED
 from .errors import AUTHENTICATION, INVALID_TOKEN, ApiError, Handler
 
 OPEN_PATHS = frozenset({"/health"})
@@ -60,7 +61,7 @@ def cors(origin: str) -> web.middleware:  # type: ignore[valid-type]
         allowed = origin == "*" or request.headers.get("Origin") == origin
         if _is_preflight(request):
             if not allowed:
-                return ApiError(403, "Origin not allowed", "origin_not_allowed").response()
+                return ApiError(403, "Origin not allowed", ORIGIN_NOT_ALLOWED).response()
             return web.Response(status=204, headers=_cors_headers(origin, preflight=True))
         if allowed and "Origin" in request.headers:
             # Set before the handler runs: a streamed answer sends its headers early.

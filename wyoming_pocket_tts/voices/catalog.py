@@ -272,10 +272,7 @@ class VoiceCatalog:
         """
         if name is None:
             return self._default_of(language)
-        spec = self._lookup(name)
-        if spec is None and self._roots:
-            self._scan()
-            spec = self._lookup(name)
+        spec = self.find(name)
         if spec is None:
             fallback = self._default_of(language)
             _LOGGER.warning("Unknown voice %.64r requested: using %s", name, fallback.name)
@@ -283,6 +280,15 @@ class VoiceCatalog:
         reason = self.failures.check(spec)
         if reason is not None:
             return self._fallback(spec, reason) or spec
+        return spec
+
+    def find(self, name: object) -> VoiceSpec | None:
+        """The voice called `name`, if there is one (the folders are rescanned only when it is
+        not already known)."""
+        spec = self._lookup(name)
+        if spec is None and self._roots:
+            self._scan()
+            spec = self._lookup(name)
         return spec
 
     def report_failure(self, spec: VoiceSpec, reason: str) -> VoiceSpec | None:
