@@ -50,6 +50,7 @@ _SERVER = ServerSettings()
 _ENGINE = EngineSettings()
 _SPEECH = SpeechSettings()
 _HTTP = HttpSettings()
+_MODEL = ModelSettings()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -64,7 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
         dest="models",
         action=AppendModel,
         metavar="NAME",
-        help="a pocket-tts built-in model (default: english); repeatable, the first is the default",
+        help=f"a pocket-tts built-in model (default: {_MODEL.model}); repeatable, the first is "
+        "the default",
     )
     parser.add_argument(
         "--model-config",
@@ -322,7 +324,7 @@ def _check_uri(parser: argparse.ArgumentParser, uri: str) -> None:
 def _models(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[ModelSettings, ...]:
     """One model per language, in command-line order; codes must differ."""
     models: list[ModelSettings] = []
-    for number, (flag, value) in enumerate(args.models or [("--language", "english")]):
+    for number, (flag, value) in enumerate(args.models or [("--language", _MODEL.model)]):
         code = args.language_code if number == 0 else None
         if flag == "--model-config":
             prefixed = _CODE_PREFIX_RE.match(value)
