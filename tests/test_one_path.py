@@ -35,8 +35,9 @@ from wyoming.tts import (
     SynthesizeVoice,
 )
 
-from wyoming_pocket_tts.audio.loudness import CALIBRATION_PHRASES, integrated_loudness
+from wyoming_pocket_tts.audio.loudness import integrated_loudness
 from wyoming_pocket_tts.engine import timing
+from wyoming_pocket_tts.languages import RECORDS
 from wyoming_pocket_tts.settings import SAMPLE_RATE, SAMPLE_WIDTH
 
 from .conftest import model_args
@@ -57,7 +58,7 @@ T = TypeVar("T")
 FRAME_BYTES = SAMPLE_RATE // 12 * SAMPLE_WIDTH
 """One Mimi frame (12.5 per second) of 16-bit PCM: 1920 samples."""
 LEAD_MS, PAUSE_MS = 240, 400
-_NOT_REQUESTS = {timing.SHORT_TEXT, timing.LONG_TEXT, *CALIBRATION_PHRASES.values()}
+_NOT_REQUESTS = {timing.SHORT_TEXT, timing.LONG_TEXT, *(r.calibration for r in RECORDS.values())}
 """Texts the engine speaks for itself (a model's speed check, a voice's loudness measure)."""
 
 CASES = {

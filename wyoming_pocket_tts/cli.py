@@ -25,6 +25,8 @@ from .flags import (
     thread_count,
     voice_spec,
 )
+from .languages import UnknownLanguage
+from .languages import known as known_language
 from .pocket import builtin_models, language_code
 from .settings import (
     LANGUAGE_CODE,
@@ -345,6 +347,9 @@ def _models(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[
             model = ModelSettings(
                 model=value, quantize=_QUANTIZE[args.quantize], threads=args.threads
             )
+        if code is not None and known_language(code) is None:
+            where = "--language-code" if code == args.language_code else f"{flag} {value}"
+            parser.error(f"{where}: {UnknownLanguage.about(code)}")
         model = dataclasses.replace(model, code=code or language_code(model.model, model.config))
         if any(other.code == model.code for other in models):
             parser.error(

@@ -21,10 +21,10 @@ from .. import errors
 from ..audio.encode import FORMATS, Encoder
 from ..audio.rate import check_speed
 from ..intake import Intake, Session
+from ..languages import same_language
 from ..service import Service
 from ..settings import SAMPLE_RATE, VoiceSpec
 from ..text.ssml import looks_like_ssml
-from ..voices.catalog import same_language
 from .auth import apply_cors
 from .errors import ApiError
 

@@ -15,6 +15,7 @@ from enum import Enum
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from ..languages import same_language
 from ..pocket import default_voice_source
 from ..settings import LANGUAGE_CODE, MAX_SPEED, MIN_SPEED, ModelSettings, VoiceSpec
 from .choices import DefaultChoices
@@ -91,12 +92,6 @@ def parse_voice_arg(value: str) -> VoiceSpec:
     if not name or not source:
         raise ValueError(f"expected [CODE:]NAME=SOURCE[,speed=FACTOR] or SOURCE, got {value!r}")
     return VoiceSpec(name=name, source=source, code=language, speed=speed)
-
-
-def same_language(requested: str, code: str) -> bool:
-    """Whether a requested language (`fr`, `fr-FR`, `fr_CA`) is the one `code` names."""
-    requested, code = requested.lower().replace("_", "-"), code.lower().replace("_", "-")
-    return requested == code or requested.split("-")[0] == code.split("-")[0]
 
 
 def default_voice(model: ModelSettings) -> VoiceSpec:
