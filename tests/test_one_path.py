@@ -281,3 +281,17 @@ def test_the_http_speed_is_the_speed_a_voice_of_that_speed_speaks_at(
     asked, errors = server.run(http(server.http_port, text, "plain", speed=QUICK))
     assert not errors
     assert differing_samples(asked, quick) == 0.0
+
+
+def test_an_ssml_rate_reaches_the_engine_through_every_door(
+    server: ServerThread, model_texts: list[str]
+) -> None:
+    """`<prosody rate>` on `plain` gives exactly the audio of `quick`, whose speed is the same
+    factor: the rate crossed from the SSML parser to the engine through each door."""
+    text = CASES["number"][0]
+    quick = hear(server, model_texts, "one-shot", "plain", text, "quick").audio
+    rated = f'<prosody rate="{QUICK:.0%}">{text}</prosody>'
+    for door in DOORS:
+        heard = hear(server, model_texts, door, "ssml", rated, "plain")
+        assert not heard.errors and heard.texts == [CASES["number"][1]], (door, heard)
+        assert differing_samples(heard.audio, quick) == 0.0, door
