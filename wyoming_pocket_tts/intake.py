@@ -115,7 +115,11 @@ class Session:
         self.request = SpeechRequest(voice, asyncio.get_running_loop(), listener, speed)
         settings = intake.settings
         language = voice.code
-        pronounce = self._service.pronunciations.lexicon(language).apply
+        pronunciations = self._service.pronunciations
+
+        def pronounce(text: str) -> str:  # off the loop, with the sentence: its file is read
+            return pronunciations.lexicon(language).apply(text)
+
         self._splitter: SentenceSplitter | SsmlStream
         if ssml:
             self._splitter = SsmlStream(
