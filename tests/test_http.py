@@ -152,15 +152,15 @@ def test_bad_requests_get_a_clear_4xx_and_the_server_keeps_serving(
     result = http_run(endless_model, voices, scenario, "--max-text-chars", "200")
     seen = result["seen"]  # type: ignore[index]
     expected = {
-        "unknown voice": (400, "unknown_voice"),
-        "empty input": (400, "empty_input"),
-        "unknown format": (400, "unsupported_response_format"),
-        "aac": (400, "unsupported_response_format"),
-        "speed": (400, "unsupported_speed"),
-        "input too long": (400, "input_too_long"),
-        "oversize body": (413, "body_too_large"),
-        "wrong content type": (415, "unsupported_media_type"),
-        "not json": (400, "invalid_json"),
+        "unknown voice": (400, "unknown-voice"),
+        "empty input": (400, "empty-input"),
+        "unknown format": (400, "unsupported-response-format"),
+        "aac": (400, "unsupported-response-format"),
+        "speed": (400, "unsupported-speed"),
+        "input too long": (400, "input-too-long"),
+        "oversize body": (413, "body-too-large"),
+        "wrong content type": (415, "unsupported-media-type"),
+        "not json": (400, "invalid-json"),
     }
     assert {
         name: (status, body.get("code") if "code" in body else body["error"]["code"])
@@ -194,7 +194,7 @@ def test_a_token_is_required_when_set_and_health_needs_none(
         return outcomes, health
 
     outcomes, health = http_run(endless_model, voices, scenario, "--http-token", "secret-token")
-    assert outcomes == [(401, "invalid_api_key"), (401, "invalid_api_key"), 200]
+    assert outcomes == [(401, "invalid-api-key"), (401, "invalid-api-key"), 200]
     assert health == 200
 
 

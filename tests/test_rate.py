@@ -8,7 +8,7 @@ import pytest
 
 from wyoming_pocket_tts.audio.pcm import to_pcm16
 from wyoming_pocket_tts.audio.rate import SpeedChanger, change_speed, check_speed
-from wyoming_pocket_tts.audio.silence import lead_in, pause_between, silence, silence_samples
+from wyoming_pocket_tts.audio.silence import silence, silence_samples
 
 SR = 24000
 CHUNK = 1920
@@ -153,19 +153,6 @@ def test_silence_is_zero_pcm_of_the_asked_length() -> None:
     assert silence(250) == bytes(12000)
     assert silence(0) == b"" and silence(-5) == b"" and silence(float("nan")) == b""
     assert len(silence(60_000)) == 2 * SR * 10  # capped at 10 s
-
-
-def test_lead_in_starts_the_first_chunk_with_zeros() -> None:
-    chunk = (np.arange(1, 101, dtype="<i2")).tobytes()
-    led = lead_in(chunk, 300)
-    assert led[: 2 * 7200] == bytes(2 * 7200) and led[2 * 7200 :] == chunk
-    assert lead_in(chunk, 0) is chunk
-
-
-def test_pause_between_sentences_but_not_before_the_first() -> None:
-    assert pause_between(0, 300) == b""
-    assert pause_between(1, 300) == bytes(2 * 7200)
-    assert pause_between(3, 0) == b""
 
 
 def test_rate_output_encodes_to_pcm_like_a_tensor() -> None:

@@ -203,7 +203,7 @@ def test_each_refusal_reaches_the_page_with_its_own_message(
             )
             rename = {"name": "nobody", "new_name": "somebody"}
             assert _said(await _post_json(session, studio, "voices/rename", rename, **csrf)) == (
-                404,
+                400,
                 "unknown-voice",
                 "No voice is called 'nobody'",
             )

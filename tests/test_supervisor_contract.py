@@ -499,7 +499,7 @@ def test_studio_with_the_http_api_off(tmp_path: Path, hub: Path) -> None:
     assert (seen["page"], seen["voices"], seen["prepare"]) == (200, 200, 200)
     assert seen["studio_other"] == 403
     assert seen["api_proxy"][0] == 400 and "empty_input" in seen["api_proxy"][2]
-    assert seen["api_other"][0] == 403 and "api_off" in seen["api_other"][2]
+    assert seen["api_other"][0] == 403 and "api-off" in seen["api_other"][2]
 
 
 def test_every_case_is_what_the_supervisor_accepts() -> None:

@@ -26,6 +26,8 @@ from .flags import (
     thread_count,
     voice_spec,
 )
+from .languages import UnknownLanguage
+from .languages import known as known_language
 from .pocket import builtin_models, language_code
 from .settings import (
     LANGUAGE_CODE,
@@ -51,6 +53,7 @@ _SERVER = ServerSettings()
 _ENGINE = EngineSettings()
 _SPEECH = SpeechSettings()
 _HTTP = HttpSettings()
+_MODEL = ModelSettings()
 
 
 class FlagError(ValueError):
@@ -76,7 +79,8 @@ def build_parser(
         dest="models",
         action=AppendModel,
         metavar="NAME",
-        help="a pocket-tts built-in model (default: english); repeatable, the first is the default",
+        help=f"a pocket-tts built-in model (default: {_MODEL.model}); repeatable, the first is "
+        "the default",
     )
     parser.add_argument(
         "--model-config",
@@ -374,7 +378,7 @@ def _check_uri(parser: argparse.ArgumentParser, uri: str) -> None:
 def _models(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[ModelSettings, ...]:
     """One model per language, in command-line order; codes must differ."""
     models: list[ModelSettings] = []
-    for number, (flag, value) in enumerate(args.models or [("--language", "english")]):
+    for number, (flag, value) in enumerate(args.models or [("--language", _MODEL.model)]):
         code = args.language_code if number == 0 else None
         if flag == "--model-config":
             prefixed = _CODE_PREFIX_RE.match(value)
@@ -395,6 +399,9 @@ def _models(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[
             model = ModelSettings(
                 model=value, quantize=_QUANTIZE[args.quantize], threads=args.threads
             )
+        if code is not None and known_language(code) is None:
+            where = "--language-code" if code == args.language_code else f"{flag} {value}"
+            parser.error(f"{where}: {UnknownLanguage.about(code)}")
         model = dataclasses.replace(model, code=code or language_code(model.model, model.config))
         if any(other.code == model.code for other in models):
             parser.error(

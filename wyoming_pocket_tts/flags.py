@@ -10,7 +10,14 @@ import argparse
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from .settings import MAX_SILENCE_MS, MAX_SPEED, MAX_TORCH_THREADS, MIN_SPEED, VoiceSpec
+from .settings import (
+    LOUDNESS_RANGE_LUFS,
+    MAX_SILENCE_MS,
+    MAX_SPEED,
+    MAX_TORCH_THREADS,
+    MIN_SPEED,
+    VoiceSpec,
+)
 from .voices.catalog import parse_voice_arg
 
 Number = TypeVar("Number", int, float)
@@ -42,7 +49,8 @@ def loudness_target(value: str) -> float | None:
     """Integrated loudness in LUFS, or None for `off`."""
     if value.strip().lower() == "off":
         return None
-    return _number(value, float, -70.0, 0.0, "LUFS (e.g. -20) or off", "-70 and 0 LUFS")
+    low, high = LOUDNESS_RANGE_LUFS
+    return _number(value, float, low, high, "LUFS (e.g. -20) or off", f"{low:g} and {high:g} LUFS")
 
 
 def speed_factor(value: str) -> float:

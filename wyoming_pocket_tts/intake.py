@@ -1,194 +1,263 @@
-"""Text in -> speech requests, the same for every protocol (Wyoming and HTTP).
+"""The engine's edge: one `Session` owns a request from its first text to its last audio.
 
-A request is opened with its voice and admitted at once (or refused with `busy`), then given text:
-a whole text at once (`speak_text`), or a stream of pieces (`TextStream`) whose sentences go to the
-engine as each completes. Text is cleaned and its numbers read in its voice's language, off the
+Every front door goes through here and only here: the Wyoming handler and the HTTP routes
+translate their wire formats into a session and out of it, and neither touches the scheduler or a
+listener. A `Line` is whoever hears requests in order (a Wyoming connection, one HTTP answer);
+`Line.open` resolves the voice once (off the event loop: it may rescan the voice folders) and
+admits the request, or ends it at once with `busy`. Text then goes through one preparation for
+plain text and SSML, whether it comes whole (`speak`) or in pieces (`add`, `finish`): cleaned,
+the household's pronunciations applied, numbers read in the voice's language, cut into sentences
+that go to the engine as each completes; SSML's breaks become pauses, its `<prosody rate>` a rate
+and its `xml:lang` the default voice of that language where one is served. All of it runs off the
 event loop. Past `max_text_chars` the whole sentences that fit are spoken, then `text-too-long`.
-SSML (`ssml=True`) is parsed the same way, sentence by sentence: its breaks become pauses, its
-`<prosody rate>` a rate, and its `xml:lang` the default voice of that language where one is served.
+Audio comes out through `Session.audio`, which counts what is unread and wakes the engine.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import AsyncIterator
 
 from .engine.request import Listener, Piece, SpeechRequest
 from .engine.scheduler import EngineBusy
 from .errors import TEXT_TOO_LONG, JobError
 from .service import Service
+from .settings import VoiceSpec
 from .text.sentences import SentenceSplitter, ends_sentence
 from .text.speech import prepare_for_speech
-from .text.ssml import Pause, Segment, SsmlStream
+from .text.ssml import Pause, Segment, Sentence, SsmlStream
 
 _LOGGER = logging.getLogger(__name__)
 
 
 class Intake:
-    """Opens requests and hands their text to the engine's scheduler."""
+    """What every session of a server shares: the service, its settings and the engine."""
 
     def __init__(self, service: Service) -> None:
-        self._service = service
-        self._settings = service.settings
-        self._scheduler = service.engine.scheduler
+        self.service = service
+        self.settings = service.settings
+        self.scheduler = service.engine.scheduler
 
-    def open(
-        self,
-        listener: Listener,
-        name: object = None,
-        language: object = None,
-        speed: float | None = None,
-    ) -> SpeechRequest:
-        """A new request for the voice called `name` (else `language`'s default, else the
-        default voice), admitted; a refused one is already ended with its error. `speed`
-        overrides the voice's speaking rate."""
-        voice = self._service.catalog.resolve(name, language)
-        request = SpeechRequest(voice, asyncio.get_running_loop(), listener, speed)
-        try:
-            self._scheduler.admit(request)
-        except EngineBusy as busy:
-            _LOGGER.warning("Refusing a request: %s", busy)
-            self._scheduler.cancel(request, busy.error)
-        return request
-
-    async def speak_text(self, request: SpeechRequest, raw: str, ssml: bool = False) -> None:
-        """Speak a whole text (or SSML document), then end the request."""
-        limit = self.max_text_chars
-        if ssml:
-            if len(raw) > limit:
-                request.add_error(self.too_long(len(raw)))
-            stream = self.stream(request, ssml=True)
-            await stream.add(raw[:limit])
-            stream.finish()
-            return
-        if len(raw) > limit:
-            # Speak the whole sentences that fit, then say why the rest is missing.
-            splitter = self.splitter(request)
-            fitting = await asyncio.to_thread(_whole_sentences, splitter, raw[:limit])
-            request.add_error(self.too_long(len(raw)))
-            if fitting:
-                self.add(request, " ".join(fitting))
-        else:
-            text = await asyncio.to_thread(self.prepare, raw, request.voice.code)
-            if text.strip():
-                self.add(request, text)
-        self.close(request)
+    def line(self) -> Line:
+        """A new listener: its requests are answered in order, one after the other."""
+        return Line(self)
 
     @property
     def max_text_chars(self) -> int:
         """Longest text one request may have, streamed or not."""
-        return self._settings.max_text_chars
+        return self.settings.max_text_chars
 
-    def stream(self, request: SpeechRequest, ssml: bool = False) -> TextStream:
-        """Text (or SSML) for `request` that comes in pieces."""
-        return TextStream(self, request, ssml)
+    def too_long(self, length: int) -> JobError | None:
+        """Why a text of `length` characters cannot be spoken whole (None: it can)."""
+        limit = self.max_text_chars
+        if length <= limit:
+            return None
+        return JobError(TEXT_TOO_LONG, f"Text has {length} characters; the limit is {limit}")
 
     def prepare(self, text: str, language: str) -> str:
-        """A whole text as the model should read it, in its voice's language."""
-        settings = self._settings
+        """A whole text as the model should read it, in `language` (blocking: off the loop)."""
+        settings = self.settings
         return prepare_for_speech(
             text,
             language,
             clean=settings.clean_text,
             numbers=settings.number_words,
-            pronounce=self._service.pronunciations.lexicon(language).apply,
+            pronounce=self.service.pronunciations.lexicon(language).apply,
         )
 
-    def splitter(self, request: SpeechRequest) -> SentenceSplitter:
-        """Streamed text to sentences as the model should read them, in the voice's language."""
-        settings = self._settings
-        language = request.voice.code
-        pronounce = self._service.pronunciations.lexicon(language).apply
-        return SentenceSplitter(settings.clean_text, language, settings.number_words, pronounce)
 
-    def too_long(self, length: int) -> JobError:
-        limit = self.max_text_chars
-        return JobError(
-            TEXT_TOO_LONG,
-            f"Text has {length} characters; the limit is {limit}: spoke what fitted",
-        )
+class Line:
+    """A listener of the engine: a Wyoming connection, or one HTTP answer."""
 
-    def ssml(self, request: SpeechRequest) -> SsmlStream:
-        """Streamed SSML to segments, in the voice's language."""
-        settings = self._settings
-        return SsmlStream(
-            request.voice.code, clean=settings.clean_text, numbers=settings.number_words
-        )
-
-    def add(self, request: SpeechRequest, sentence: str) -> None:
-        self._scheduler.add_text(request, sentence)
-
-    def add_segment(self, request: SpeechRequest, segment: Segment) -> None:
-        """An SSML sentence (in its language's voice where one is served) or pause."""
-        if isinstance(segment, Pause):
-            self._scheduler.add(request, Piece(pause_ms=segment.ms))
-            return
-        voice = None
-        if segment.language is not None:
-            catalog = self._service.catalog
-            code = catalog.served_language(segment.language)
-            if code is not None and code != request.voice.code:
-                voice = catalog.default_for(code)
-        self._scheduler.add(request, Piece(segment.text, rate=segment.rate, voice=voice))
-
-    def close(self, request: SpeechRequest) -> None:
-        self._scheduler.close(request)
-
-
-class TextStream:
-    """A request's text (or SSML) arriving in pieces: each complete sentence is spoken at once."""
-
-    def __init__(self, intake: Intake, request: SpeechRequest, ssml: bool = False) -> None:
-        self.request = request
+    def __init__(self, intake: Intake) -> None:
         self._intake = intake
-        self._splitter = intake.splitter(request)
-        self._ssml = intake.ssml(request) if ssml else None
+        self._listener = Listener()
+
+    @property
+    def unread(self) -> int:
+        """Bytes of audio made for this line and not yet read from its sessions."""
+        return self._listener.unread
+
+    async def open(
+        self,
+        name: object = None,
+        language: object = None,
+        *,
+        speed: float | None = None,
+        ssml: bool = False,
+        voice: VoiceSpec | None = None,
+    ) -> Session:
+        """A session for the voice called `name` (else `language`'s default, else the default
+        voice), or `voice` already resolved; admitted, or already ended with its error.
+        `speed` overrides the voice's speaking rate; `ssml` says how its text is written."""
+        if voice is None:
+            catalog = self._intake.service.catalog
+            voice = await asyncio.to_thread(catalog.resolve, name, language)
+        return Session(self._intake, self._listener, voice, speed, ssml)
+
+
+class Session:
+    """One request: its text in (plain or SSML, whole or in pieces), its audio and errors out."""
+
+    def __init__(
+        self,
+        intake: Intake,
+        listener: Listener,
+        voice: VoiceSpec,
+        speed: float | None,
+        ssml: bool,
+    ) -> None:
+        self._intake = intake
+        self._service = intake.service
+        self._scheduler = intake.scheduler
+        self._listener = listener
+        self.request = SpeechRequest(voice, asyncio.get_running_loop(), listener, speed)
+        settings = intake.settings
+        language = voice.code
+        pronunciations = self._service.pronunciations
+
+        def pronounce(text: str) -> str:  # off the loop, with the sentence: its file is read
+            return pronunciations.lexicon(language).apply(text)
+
+        self._splitter: SentenceSplitter | SsmlStream
+        if ssml:
+            self._splitter = SsmlStream(
+                language,
+                clean=settings.clean_text,
+                numbers=settings.number_words,
+                pronounce=pronounce,
+            )
+        else:
+            self._splitter = SentenceSplitter(
+                settings.clean_text, language, settings.number_words, pronounce
+            )
         self._chars = 0
-        self._full = False
+        self._full = False  # no more text is taken
+        self._ending: asyncio.Task[None] | None = None
+        self.spoken = False
+        """Some text (not only pauses) has gone to the engine."""
+        try:
+            self._scheduler.admit(self.request)
+        except EngineBusy as busy:
+            _LOGGER.warning("Refusing a request: %s", busy)
+            self._scheduler.cancel(self.request, busy.error)
+
+    @property
+    def voice(self) -> VoiceSpec:
+        return self.request.voice
+
+    # Text in.
+
+    async def speak(self, text: str) -> None:
+        """A whole text (or SSML document): speak it, then end."""
+        await self.add(text)
+        await self.finish()
 
     async def add(self, text: str) -> None:
-        """More text; past the limit, what fits is spoken and no more is taken."""
+        """More text; past the limit, the whole sentences that fit are spoken and no more is
+        taken."""
         if self._full or self.request.finished:
             return
         room = self._intake.max_text_chars - self._chars
         self._chars += len(text)
-        if len(text) > room:
-            self._full = True
-            self.request.add_error(self._intake.too_long(self._chars))
-            if self._ssml is not None:
-                self._speak(await asyncio.to_thread(self._ssml.add, text[:room]))
-                self._speak(self._ssml.finish())
-            else:
-                sentences = await asyncio.to_thread(_whole_sentences, self._splitter, text[:room])
-                self._speak(sentences)
-            self._intake.close(self.request)
-            return
-        if self._ssml is not None:
-            self._speak(await asyncio.to_thread(self._ssml.add, text))
-        else:
+        if len(text) <= room:
             self._speak(await asyncio.to_thread(self._splitter.add, text))
+            return
+        self._full = True
+        error = self._intake.too_long(self._chars)
+        assert error is not None
+        self.request.add_error(JobError(error.code, f"{error.text}: spoke what fitted"))
+        self._speak(await asyncio.to_thread(_fitting, self._splitter, text[:room]))
+        self._scheduler.close(self.request)
 
-    def finish(self, error: JobError | None = None) -> None:
-        """No more text: speak what is left (small and bounded: fine on the loop), then end.
-        `error` (a stream that went quiet) is reported after the audio."""
+    async def finish(self, error: JobError | None = None) -> None:
+        """No more text: speak what is left, then end. `error` (a stream that went quiet) is
+        reported after the audio."""
         if not self._full:
+            self._full = True
             if error is not None:
                 self.request.add_error(error)
-            rest = self._ssml.finish() if self._ssml is not None else self._splitter.finish()
-            self._speak(rest)
-            self._full = True
-        self._intake.close(self.request)
+            self._speak(await asyncio.to_thread(self._splitter.finish))
+        self._scheduler.close(self.request)
+
+    def prepare_voice(self) -> None:
+        """No text: the engine only loads, encodes and measures the voice, then the session
+        ends (the studio's preparation of a voice it has just saved)."""
+        self._full = True
+        self._scheduler.add(self.request, Piece(prepare=True))
+        self._scheduler.close(self.request)
+
+    def end(self, error: JobError | None = None) -> None:
+        """`finish` without waiting for it (from code that cannot await)."""
+        if self._ending is None:
+            self._ending = asyncio.create_task(self.finish(error), name="tts session end")
+
+    def refuse(self, error: JobError) -> None:
+        """End at once with `error` (the request itself is wrong)."""
+        self._full = True
+        self._scheduler.cancel(self.request, error)
 
     def _speak(self, items: list[str] | list[Segment]) -> None:
         for item in items:
-            if isinstance(item, str):
-                self._intake.add(self.request, item)
-            else:
-                self._intake.add_segment(self.request, item)
+            piece = self._piece(item)
+            self.spoken = self.spoken or bool(piece.text)
+            self._scheduler.add(self.request, piece)
+
+    def _piece(self, item: str | Segment) -> Piece:
+        """A sentence (an SSML one in its language's voice where one is served) or a pause."""
+        if isinstance(item, str):
+            return Piece(item)
+        if isinstance(item, Pause):
+            return Piece(pause_ms=item.ms)
+        return Piece(item.text, rate=item.rate, voice=self._voice_of(item))
+
+    def _voice_of(self, sentence: Sentence) -> VoiceSpec | None:
+        if sentence.language is None:
+            return None
+        catalog = self._service.catalog
+        code = catalog.served_language(sentence.language)
+        if code is None or code == self.voice.code:
+            return None
+        return catalog.default_for(code)
+
+    # Audio out.
+
+    async def audio(self) -> AsyncIterator[bytes]:
+        """The request's PCM as the engine makes it; each chunk read is no longer unread, and
+        a request paused for unread audio may go on."""
+        max_buffered = self._scheduler.max_buffered
+        while (pcm := await self.request.output.get()) is not None:
+            held = self._listener.remove(len(pcm))
+            if held < max_buffered <= held + len(pcm):
+                self._scheduler.wake()
+            yield pcm
+
+    @property
+    def errors(self) -> list[JobError]:
+        """What to report after the audio, failures first (once `audio` has ended)."""
+        return self.request.errors
+
+    @property
+    def failure(self) -> JobError | None:
+        """The first failure (not a warning), once `audio` has ended."""
+        return next((error for error in self.errors if error.is_failure), None)
+
+    def cancel(self) -> None:
+        """Nobody listens any more: stop generating, drop its text (a no-op once it ended)."""
+        self._full = True
+        self._scheduler.cancel(self.request)
+
+    def abandon(self) -> None:
+        """Shutdown, and the engine is stuck: end its output from here."""
+        self._scheduler.abandon(self.request)
 
 
-def _whole_sentences(splitter: SentenceSplitter, text: str) -> list[str]:
-    """The sentences of what is left of a stream plus `text`, without an unfinished last one."""
+def _fitting(splitter: SentenceSplitter | SsmlStream, text: str) -> list[str] | list[Segment]:
+    """The sentences of what is left of a stream plus `text`; for plain text without an
+    unfinished last one."""
+    if isinstance(splitter, SsmlStream):
+        return splitter.add(text) + splitter.finish()
     sentences = splitter.add(text) + splitter.finish()
     if sentences and not ends_sentence(sentences[-1]):
         sentences.pop()

@@ -15,18 +15,9 @@ import logging
 from pathlib import Path
 from typing import Any
 
-_LOGGER = logging.getLogger(__name__)
+from .languages import of_model
 
-_LANGUAGE_CODES = {
-    "english": "en",
-    "french": "fr",
-    "german": "de",
-    "portuguese": "pt",
-    "italian": "it",
-    "spanish": "es",
-    "dutch": "nl",
-}
-"""Pocket-TTS model names start with the language they speak; Home Assistant wants ISO codes."""
+_LOGGER = logging.getLogger(__name__)
 
 
 def package_dir() -> Path | None:
@@ -46,12 +37,9 @@ def builtin_models() -> list[str]:
 
 
 def language_code(model: str | None, config: str | None = None) -> str:
-    """The ISO code of a model's language, from its name or config file name ('en' if unknown)."""
-    stem = model or Path(config.split("@")[0] if config else "").stem
-    for prefix, code in _LANGUAGE_CODES.items():
-        if stem.lower().startswith(prefix):
-            return code
-    return "en"
+    """The ISO code of a model's language, from its name or config file name (see
+    `languages.of_model`)."""
+    return of_model(model, config).code
 
 
 def smaller_model(model: str) -> str | None:

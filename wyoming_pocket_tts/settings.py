@@ -14,6 +14,8 @@ SAMPLE_WIDTH = 2
 CHANNELS = 1
 DEFAULT_LOUDNESS_LUFS = -20.0
 """Every voice is brought to this integrated loudness unless `--loudness off` (see the README)."""
+LOUDNESS_RANGE_LUFS = (-70.0, 0.0)
+"""The loudness targets `--loudness` accepts."""
 DEFAULT_URI = "tcp://0.0.0.0:10200"
 MAX_TORCH_THREADS = 64
 """Most torch threads `--threads` accepts (a sanity bound, not a recommendation)."""

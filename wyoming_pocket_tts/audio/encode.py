@@ -18,7 +18,6 @@ from __future__ import annotations
 import io
 import logging
 import struct
-from collections.abc import Iterable, Iterator
 
 import numpy as np
 
@@ -146,16 +145,6 @@ class Encoder:
         if self._file is not None:
             self._file.close()
             self._file = None
-
-
-def encode_all(fmt: str, chunks: Iterable[bytes], rate: int = SAMPLE_RATE) -> Iterator[bytes]:
-    """Every chunk of `chunks` encoded, then the tail (a convenience for scripts and tests)."""
-    encoder = Encoder(fmt, rate)
-    for chunk in chunks:
-        if out := encoder.feed(chunk):
-            yield out
-    if out := encoder.finish():
-        yield out
 
 
 def wav_header(rate: int = SAMPLE_RATE) -> bytes:

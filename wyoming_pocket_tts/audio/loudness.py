@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..languages import record
+
 if TYPE_CHECKING:
     import torch
     from pocket_tts import TTSModel
@@ -37,21 +39,10 @@ KNEE = 0.6
 CEILING = 0.99
 """Samples above the knee bend smoothly towards this magnitude and never reach it."""
 
-CALIBRATION_PHRASES: dict[str, str] = {
-    "en": "Good morning! The kitchen light is on, and it will rain a little this afternoon.",
-    "fr": "Bonjour ! La lumière de la cuisine est allumée, et il pleuvra un peu cet après-midi.",
-    "de": "Guten Morgen! Das Licht in der Küche ist an, und heute Nachmittag regnet es ein wenig.",
-    "it": "Buongiorno! La luce della cucina è accesa, e oggi pomeriggio pioverà un po'.",
-    "pt": "Bom dia! A luz da cozinha está acesa, e vai chover um pouco esta tarde.",
-    "es": "¡Buenos días! La luz de la cocina está encendida, y esta tarde lloverá un poco.",
-    "nl": "Goedemorgen! Het licht in de keuken brandt, en vanmiddag gaat het een beetje regenen.",
-}
-"""The phrase each voice speaks to be measured, by ISO language code (about four seconds)."""
-
 
 def calibration_phrase(language: str) -> str:
-    """The calibration phrase for an ISO language code (English for unknown ones)."""
-    return CALIBRATION_PHRASES.get(language, CALIBRATION_PHRASES["en"])
+    """The phrase a voice of `language` (`fr`, `fr-CA`) speaks to be measured."""
+    return record(language).calibration
 
 
 def integrated_loudness(samples: np.ndarray, sample_rate: int) -> float:

@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import NO_AUDIO, NOT_AUDIO, TOO_LARGE, TOO_LONG
+
 _LOGGER = logging.getLogger(__name__)
 
 MAX_BYTES = 16 * 1024 * 1024
@@ -75,12 +77,12 @@ def decode(data: bytes) -> tuple[np.ndarray, int, int]:
     import soundfile
 
     if len(data) > MAX_BYTES:
-        raise SampleRefused("too-large", f"The file is over {MAX_BYTES // 2**20} MB")
+        raise SampleRefused(TOO_LARGE, f"The file is over {MAX_BYTES // 2**20} MB")
     try:
         with soundfile.SoundFile(io.BytesIO(data)) as file:
             if file.frames > MAX_SECONDS * file.samplerate:
                 raise SampleRefused(
-                    "too-long",
+                    TOO_LONG,
                     f"The sample is {file.frames / file.samplerate:.0f} s long; "
                     f"the limit is {MAX_SECONDS:.0f} s: trim it first",
                 )
@@ -92,10 +94,10 @@ def decode(data: bytes) -> tuple[np.ndarray, int, int]:
         # libsndfile's text names a Python object: the page gets the plain reason.
         _LOGGER.debug("Sample refused: %s", error)
         raise SampleRefused(
-            "not-audio", "Not an audio file this server can read (wav, mp3, flac, ogg)"
+            NOT_AUDIO, "Not an audio file this server can read (wav, mp3, flac, ogg)"
         ) from None
     if audio.shape[0] == 0:
-        raise SampleRefused("no-audio", "The file holds no audio")
+        raise SampleRefused(NO_AUDIO, "The file holds no audio")
     return audio.mean(axis=1), rate, channels
 
 

@@ -6,8 +6,9 @@ LRU and its own saved states (keyed by the model's identity), so two models neve
 A model that cannot be loaded is remembered as failed until restart: its requests get an error at
 once instead of a new download attempt each.
 
-Used by the engine thread only, except `failure` and `peek`, read on the loop (`describe`, the
-speed line, the studio's status): each is one dict lookup, atomic under the GIL.
+Used by the engine thread only, except `failure`, `peek` and `loaded`, read on the loop
+(`describe`, the speed line, the studio's status): each is one dict lookup or copy, atomic under
+the GIL.
 """
 
 from __future__ import annotations

@@ -15,7 +15,8 @@ import hmac
 
 from aiohttp import web
 
-from .errors import API_OFF, AUTHENTICATION, INVALID_TOKEN, ApiError, Handler
+from ..errors import API_OFF, ORIGIN_NOT_ALLOWED
+from .errors import AUTHENTICATION, INVALID_TOKEN, ApiError, Handler
 
 INGRESS_PROXY = "172.30.32.2"
 """The Supervisor's ingress proxy: in an add-on, the peer Home Assistant's users come from."""
@@ -50,17 +51,15 @@ def proxy_only(proxy: str) -> web.middleware:  # type: ignore[valid-type]
     @web.middleware
     async def check_peer(request: web.Request, handler: Handler) -> web.StreamResponse:
         if not from_proxy(request, proxy):
-            raise ApiError(
-                403, "The HTTP API is off (only Home Assistant's ingress is served)", API_OFF
+            raise ApiError.of(
+                API_OFF, "The HTTP API is off (only Home Assistant's ingress is served)"
             )
         return await handler(request)
 
     return check_peer
 
 
-def bearer_auth(
-    token: str, trusted_peer: str | None = None
-) -> web.middleware:  # type: ignore[valid-type]
+def bearer_auth(token: str, trusted_peer: str | None = None) -> web.middleware:  # type: ignore[valid-type]
     """Refuse every request without `Bearer <token>` (or the studio's cookie holding it), but
     `OPEN_PATHS`, the studio's own paths (its guard checks them), CORS preflights, and requests
     from `trusted_peer` (the ingress proxy)."""
@@ -89,7 +88,7 @@ def cors(origin: str) -> web.middleware:  # type: ignore[valid-type]
         allowed = origin == "*" or request.headers.get("Origin") == origin
         if _is_preflight(request):
             if not allowed:
-                return ApiError(403, "Origin not allowed", "origin_not_allowed").response()
+                return ApiError(403, "Origin not allowed", ORIGIN_NOT_ALLOWED).response()
             return web.Response(status=204, headers=_cors_headers(origin, preflight=True))
         if allowed and "Origin" in request.headers:
             # Set before the handler runs: a streamed answer sends its headers early.

@@ -11,27 +11,25 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
+from ..errors import (
+    BODY_TOO_LARGE,
+    HTTP_ERROR,
+    HTTP_STATUS,
+    INTERNAL_ERROR,
+    INVALID_TOKEN,
+    METHOD_NOT_ALLOWED,
+    NOT_FOUND,
+    JobError,
+)
+
+__all__ = ["INVALID_TOKEN", "ApiError", "Handler", "json_errors"]  # INVALID_TOKEN: for auth
+
 _LOGGER = logging.getLogger(__name__)
 
 INVALID_REQUEST = "invalid_request_error"
 AUTHENTICATION = "authentication_error"
 SERVER_ERROR = "server_error"
-
-# Stable machine-readable codes (the README's table mirrors them); an engine failure keeps the
-# engine's own code (`busy`, `synthesis-failed`, ...), as a Wyoming `error` would.
-UNKNOWN_VOICE = "unknown_voice"
-EMPTY_INPUT = "empty_input"
-INPUT_TOO_LONG = "input_too_long"
-UNSUPPORTED_FORMAT = "unsupported_response_format"
-UNSUPPORTED_SPEED = "unsupported_speed"
-INVALID_JSON = "invalid_json"
-INVALID_VALUE = "invalid_value"
-WRONG_CONTENT_TYPE = "unsupported_media_type"
-BODY_TOO_LARGE = "body_too_large"
-INVALID_TOKEN = "invalid_api_key"
-API_OFF = "api_off"
-NOT_FOUND = "not_found"
-METHOD_NOT_ALLOWED = "method_not_allowed"
+"""OpenAI's error `type`s (its own spelling); the `code` is one of `errors`."""
 
 
 class ApiError(Exception):
@@ -51,6 +49,22 @@ class ApiError(Exception):
         self.code = code
         self.param = param
         self.kind = kind
+
+    @classmethod
+    def of(cls, code: str, message: str, param: str | None = None) -> ApiError:
+        """The refusal `code` (one of `errors`), with the status `errors.HTTP_STATUS` gives it."""
+        status = HTTP_STATUS[code]
+        kind = INVALID_REQUEST
+        if status == 401:
+            kind = AUTHENTICATION
+        elif status >= 500 and status != 503:
+            kind = SERVER_ERROR
+        return cls(status, message, code, param, kind)
+
+    @classmethod
+    def refusing(cls, failure: JobError) -> ApiError:
+        """The engine's failure, before any audio, under the engine's own code."""
+        return cls.of(failure.code, failure.text)
 
     def response(self) -> web.Response:
         body = {
@@ -81,10 +95,8 @@ async def json_errors(request: web.Request, handler: Handler) -> web.StreamRespo
     except web.HTTPException as error:
         if error.status < 400:
             raise
-        code = _AIOHTTP_CODES.get(error.status, "http_error")
+        code = _AIOHTTP_CODES.get(error.status, HTTP_ERROR)
         return ApiError(error.status, error.reason, code).response()
     except Exception:
         _LOGGER.exception("%s %s failed", request.method, request.path)
-        return ApiError(
-            500, "Internal server error", "internal_error", kind=SERVER_ERROR
-        ).response()
+        return ApiError.of(INTERNAL_ERROR, "Internal server error").response()

@@ -10,25 +10,23 @@ client never mistakes a truncated answer for a whole one).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import time
-from collections.abc import AsyncGenerator
 from typing import Any
 
 from aiohttp import web
 
+from .. import errors
 from ..audio.encode import FORMATS, Encoder
 from ..audio.rate import check_speed
+from ..intake import Intake, Session
+from ..languages import same_language
 from ..service import Service
 from ..settings import SAMPLE_RATE, VoiceSpec
 from ..text.ssml import looks_like_ssml
-from ..voices.catalog import same_language
-from . import errors
 from .auth import apply_cors
 from .errors import ApiError
-from .speech import SpeechFailed, prepare, speak
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -75,35 +73,29 @@ async def create_speech(request: web.Request) -> web.StreamResponse:
     fmt = _response_format(body.get("response_format", DEFAULT_FORMAT))
     speed = _speed(body.get("speed"))
     if body.get("stream_format", "audio") != "audio":
-        raise ApiError(
-            400, "Only stream_format 'audio' is supported", errors.INVALID_VALUE, "stream_format"
+        raise ApiError.of(
+            errors.INVALID_VALUE, "Only stream_format 'audio' is supported", "stream_format"
         )
     raw = body.get("input")
     if not isinstance(raw, str):
-        raise ApiError(400, "'input' must be a string of text", errors.INVALID_VALUE, "input")
-    limit = service.settings.max_text_chars
-    if len(raw) > limit:
-        raise ApiError(
-            400,
-            f"'input' has {len(raw)} characters; the limit is {limit}",
-            errors.INPUT_TOO_LONG,
-            "input",
-        )
-    voice = _voice(service, body.get("voice"), _language(service, body.get("model")))
-    ssml = looks_like_ssml(raw)
-    text = raw if ssml else await prepare(service, raw, voice.code)
-    if not text.strip():
-        raise ApiError(400, "'input' has nothing to say", errors.EMPTY_INPUT, "input")
-    _LOGGER.debug("HTTP speech: %d chars, voice %s, %s", len(text), voice.name, fmt)
-    speech = speak(service, text, voice, speed=speed, ssml=ssml)
-    return await _stream(request, service, speech, fmt)
+        raise ApiError.of(errors.INVALID_VALUE, "'input' must be a string of text", "input")
+    intake = Intake(service)
+    if (too_long := intake.too_long(len(raw))) is not None:
+        raise ApiError.of(errors.INPUT_TOO_LONG, too_long.text, "input")
+    voice = await _voice(service, body.get("voice"), _language(service, body.get("model")))
+    session = await intake.line().open(voice=voice, speed=speed, ssml=looks_like_ssml(raw))
+    try:
+        await session.speak(raw)
+        if not session.spoken and session.failure is None:
+            raise ApiError.of(errors.EMPTY_INPUT, "'input' has nothing to say", "input")
+        _LOGGER.debug("HTTP speech: %d chars, voice %s, %s", len(raw), voice.name, fmt)
+        return await _stream(request, service, session, fmt)
+    finally:
+        session.cancel()  # a no-op once it has ended
 
 
 async def _stream(
-    request: web.Request,
-    service: Service,
-    speech: AsyncGenerator[bytes, None],
-    fmt: str,
+    request: web.Request, service: Service, session: Session, fmt: str
 ) -> web.StreamResponse:
     """Write the audio as it comes; the first chunk is awaited before the headers go out, so
     an early failure is still a JSON error."""
@@ -113,26 +105,19 @@ async def _stream(
     apply_cors(request, response)
     timeout = service.settings.write_timeout
     try:
-        async with contextlib.aclosing(speech) as audio:
-            try:
-                async for pcm in audio:
-                    if not response.prepared:
-                        await response.prepare(request)
-                    out = (
-                        await asyncio.to_thread(encoder.feed, pcm)
-                        if encoder.costly
-                        else encoder.feed(pcm)
-                    )
-                    if out:
-                        await asyncio.wait_for(response.write(out), timeout)
-            except SpeechFailed as failure:
-                if not response.prepared:
-                    status = 503 if failure.code == "busy" else 500
-                    kind = errors.INVALID_REQUEST if status == 503 else errors.SERVER_ERROR
-                    raise ApiError(status, failure.message, failure.code, kind=kind) from None
-                _LOGGER.warning("Speech failed after audio was sent: %s", failure.message)
-                _drop(request)
-                return response
+        async for pcm in session.audio():
+            if not response.prepared:
+                await response.prepare(request)
+            feed = encoder.feed
+            out = await asyncio.to_thread(feed, pcm) if encoder.costly else feed(pcm)
+            if out:
+                await asyncio.wait_for(response.write(out), timeout)
+        if (failure := session.failure) is not None:
+            if not response.prepared:
+                raise ApiError.refusing(failure)
+            _LOGGER.warning("Speech failed after audio was sent: %s", failure.text)
+            _drop(request)
+            return response
         if not response.prepared:
             await response.prepare(request)
         if tail := await asyncio.to_thread(encoder.finish):
@@ -154,18 +139,17 @@ def _drop(request: web.Request) -> None:
 
 async def _read_body(request: web.Request) -> dict[str, Any]:
     if request.content_type != "application/json":
-        raise ApiError(
-            415,
-            f"Expected Content-Type application/json, got {request.content_type or 'none'}",
+        raise ApiError.of(
             errors.WRONG_CONTENT_TYPE,
+            f"Expected Content-Type application/json, got {request.content_type or 'none'}",
         )
     raw = await request.read()  # bounded by the app's client_max_size (413 past it)
     try:
         body = json.loads(raw)
     except ValueError as error:
-        raise ApiError(400, f"The body is not valid JSON: {error}", errors.INVALID_JSON) from None
+        raise ApiError.of(errors.INVALID_JSON, f"The body is not valid JSON: {error}") from None
     if not isinstance(body, dict):
-        raise ApiError(400, "The body must be a JSON object", errors.INVALID_JSON)
+        raise ApiError.of(errors.INVALID_JSON, "The body must be a JSON object")
     return body
 
 
@@ -176,10 +160,9 @@ def _response_format(value: object) -> str:
         reason = _OTHER_FORMATS[value]
     else:
         reason = f"Unknown response_format {str(value)[:32]!r}"
-    raise ApiError(
-        400,
-        f"{reason}; choose one of {', '.join(FORMATS)}",
+    raise ApiError.of(
         errors.UNSUPPORTED_FORMAT,
+        f"{reason}; choose one of {', '.join(FORMATS)}",
         "response_format",
     )
 
@@ -193,7 +176,7 @@ def _speed(value: object) -> float | None:
             raise ValueError(f"speed must be a number, got {json.dumps(value)}")
         return check_speed(value)
     except ValueError as error:
-        raise ApiError(400, str(error), errors.UNSUPPORTED_SPEED, "speed") from None
+        raise ApiError.of(errors.UNSUPPORTED_SPEED, str(error), "speed") from None
 
 
 def _language(service: Service, model: object) -> str | None:
@@ -206,19 +189,18 @@ def _language(service: Service, model: object) -> str | None:
     return None
 
 
-def _voice(service: Service, name: object, language: str | None) -> VoiceSpec:
+async def _voice(service: Service, name: object, language: str | None) -> VoiceSpec:
     """The named voice (a key into the voice table, nothing else); without a name, the default
-    voice of the language `model` named."""
+    voice of the language `model` named. Off the loop: a lookup may rescan the voice folders."""
     catalog = service.catalog
     if name is None or name == "":
-        return catalog.resolve(None, language)
-    names = [spec.name for spec in catalog.voices]
-    if not isinstance(name, str) or name not in names:
-        shown = ", ".join(names[:LISTED_VOICES]) + (", ..." if len(names) > LISTED_VOICES else "")
-        raise ApiError(
-            400,
-            f"Unknown voice {str(name)[:64]!r}; voices here: {shown} (all: GET /v1/audio/voices)",
-            errors.UNKNOWN_VOICE,
-            "voice",
-        )
-    return catalog.resolve(name)
+        return await asyncio.to_thread(catalog.resolve, None, language)
+    if isinstance(name, str) and await asyncio.to_thread(catalog.find, name) is not None:
+        return await asyncio.to_thread(catalog.resolve, name)
+    names = [spec.name for spec in await asyncio.to_thread(lambda: catalog.voices)]
+    shown = ", ".join(names[:LISTED_VOICES]) + (", ..." if len(names) > LISTED_VOICES else "")
+    raise ApiError.of(
+        errors.UNKNOWN_VOICE,
+        f"Unknown voice {str(name)[:64]!r}; voices here: {shown} (all: GET /v1/audio/voices)",
+        "voice",
+    )

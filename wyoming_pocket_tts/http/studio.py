@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
+from ..errors import BAD_CSRF, BAD_TOKEN, CROSS_ORIGIN, HTTP_STATUS, INGRESS_ONLY, NOT_FOUND
 from ..service import Service
 from ..voices.manage import VoiceManager
 from .auth import INGRESS_PROXY, TOKEN_COOKIE, from_proxy, token_matches
@@ -69,8 +70,8 @@ class StudioError(ApiError):
     """A refusal of the studio, as JSON through the app's error middleware: its own status,
     code and message reach the page (`{"error": {"message", "code", "type": "studio_error"}}`)."""
 
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(status, message, code, kind=STUDIO_ERROR)
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(HTTP_STATUS[code], message, code, kind=STUDIO_ERROR)
 
 
 class Guard:
@@ -95,7 +96,7 @@ class Guard:
     def check_peer(self, request: web.Request) -> None:
         if self.settings.ingress and request.remote != self.settings.ingress_proxy:
             _LOGGER.warning("Studio: refusing %s (not the ingress proxy)", request.remote)
-            raise StudioError(403, "ingress-only", "Open the voice studio from Home Assistant")
+            raise StudioError(INGRESS_ONLY, "Open the voice studio from Home Assistant")
 
     def check_token(self, request: web.Request) -> None:
         """The HTTP side's own token check; the ingress proxy's requests need none."""
@@ -103,12 +104,12 @@ class Guard:
         if not token or (settings.ingress and from_proxy(request, settings.ingress_proxy)):
             return
         if not token_matches(request, token):
-            raise StudioError(401, "bad-token", "Open the studio as /?token=YOUR_HTTP_TOKEN")
+            raise StudioError(BAD_TOKEN, "Open the studio as /?token=YOUR_HTTP_TOKEN")
 
     def check_origin(self, request: web.Request) -> None:
         site = request.headers.get("Sec-Fetch-Site")
         if site is not None and site != "same-origin":
-            raise StudioError(403, "cross-origin", "Cross-site requests are refused")
+            raise StudioError(CROSS_ORIGIN, "Cross-site requests are refused")
         origin = request.headers.get("Origin")
         if origin is None:
             return
@@ -116,12 +117,12 @@ class Guard:
         if self.settings.ingress and "X-Forwarded-Host" in request.headers:
             hosts.add(request.headers["X-Forwarded-Host"])
         if urlsplit(origin).netloc not in hosts:
-            raise StudioError(403, "cross-origin", "Cross-origin requests are refused")
+            raise StudioError(CROSS_ORIGIN, "Cross-origin requests are refused")
 
     def check_csrf(self, request: web.Request) -> None:
         given = request.headers.get(CSRF_HEADER, "")
         if not hmac.compare_digest(given.encode(), self.csrf.encode()):
-            raise StudioError(403, "bad-csrf", "Reload the page (its security token is stale)")
+            raise StudioError(BAD_CSRF, "Reload the page (its security token is stale)")
 
 
 def add_studio(app: web.Application, service: Service, settings: StudioSettings) -> None:
@@ -137,7 +138,7 @@ def add_studio(app: web.Application, service: Service, settings: StudioSettings)
         token = request.query.get("token")
         if token is not None and settings.token:
             if not hmac.compare_digest(token.encode(), settings.token.encode()):
-                raise StudioError(401, "bad-token", "Wrong token")
+                raise StudioError(BAD_TOKEN, "Wrong token")
             response = web.HTTPSeeOther("./")
             response.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="Strict", path="/")
             raise response
@@ -147,7 +148,7 @@ def add_studio(app: web.Application, service: Service, settings: StudioSettings)
     async def asset(request: web.Request) -> web.StreamResponse:
         name = request.match_info["name"]
         if name not in ASSETS:  # a fixed list: no path from the client reaches the disk
-            raise StudioError(404, "not-found", "No such file")
+            raise StudioError(NOT_FOUND, "No such file")
         return web.Response(
             body=(STATIC / name).read_bytes(), content_type=ASSETS[name], headers=_NO_STORE
         )

@@ -9,19 +9,29 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
 
 from ..audio import sample_check
 from ..audio.sample_check import SampleRefused
-from ..engine.request import Listener, Piece
+from ..errors import (
+    BAD_CONTENT_TYPE,
+    BAD_JSON,
+    BAD_PRONUNCIATION,
+    BAD_TEXT,
+    BAD_TRIM,
+    NO_AUDIO,
+    POOR_SAMPLE,
+    TOO_LARGE,
+    UNKNOWN_LANGUAGE,
+)
 from ..intake import Intake
 from ..service import Service
 from ..settings import VoiceSpec
 from ..text.pronunciations import PronunciationError
-from ..voices.manage import READ_ONLY, VoiceEditError, VoiceManager, valid_name
+from ..voices.manage import VoiceEditError, VoiceManager, valid_name
 from .studio import StudioError
 from .studio_views import status_view, voice_view, voices_view
 
@@ -87,26 +97,21 @@ class StudioApi:
         """Have the engine encode and measure a new voice before it is reported (an ordinary
         request of one `prepare` piece, in line with the others): its first play then costs
         what a known voice's does. A failure is the voice's reason in the answer."""
-        scheduler = self.service.engine.scheduler
-        request = Intake(self.service).open(Listener(), name)
-        scheduler.add(request, Piece(prepare=True))
-        scheduler.close(request)
+        session = await Intake(self.service).line().open(name)
+        session.prepare_voice()
         try:
-            while await asyncio.wait_for(request.output.get(), PREPARE_TIMEOUT) is not None:
-                pass
-        except TimeoutError:
+            await asyncio.wait_for(_drain(session.audio()), PREPARE_TIMEOUT)
+        except asyncio.TimeoutError:
             _LOGGER.warning("Voice %s: not prepared within %d s", name, PREPARE_TIMEOUT)
-            scheduler.cancel(request)
+            session.cancel()
 
-    def _save(
-        self, data: bytes, name: str, language: str, start: float, end: float
-    ) -> VoiceSpec:
+    def _save(self, data: bytes, name: str, language: str, start: float, end: float) -> VoiceSpec:
         audio, rate, channels = _decode(data)
         audio = sample_check.trim(audio, rate, start, end)
         report = sample_check.check(audio, rate, channels)
         if not report.usable:
             problems = "; ".join(c.advice for c in report.checks if c.verdict == "bad")
-            raise StudioError(422, "poor-sample", f"Not saved: {problems}")
+            raise StudioError(POOR_SAMPLE, f"Not saved: {problems}")
         _edit(self.manager.save, name, language, audio, rate)
         return self.service.catalog.resolve(valid_name(name))
 
@@ -141,7 +146,7 @@ class StudioApi:
                 self.service.pronunciations.replace, language, body.get("entries", [])
             )
         except PronunciationError as error:
-            raise StudioError(400, "bad-pronunciation", str(error)) from None
+            raise StudioError(BAD_PRONUNCIATION, str(error)) from None
         return web.json_response({"language": language, "entries": lexicon.entries})
 
     async def prepare(self, request: web.Request) -> web.StreamResponse:
@@ -149,7 +154,7 @@ class StudioApi:
         body = await _read_json(request)
         text = body.get("text")
         if not isinstance(text, str) or len(text) > MAX_PREPARE_CHARS:
-            raise StudioError(400, "bad-text", f"Text of at most {MAX_PREPARE_CHARS} characters")
+            raise StudioError(BAD_TEXT, f"Text of at most {MAX_PREPARE_CHARS} characters")
         voice = self.service.catalog.resolve(body.get("voice"), body.get("language"))
         # Exactly the intake's preparation, so the page shows what a request would speak.
         prepared = await asyncio.to_thread(Intake(self.service).prepare, text, voice.code)
@@ -159,31 +164,31 @@ class StudioApi:
 
     def _language(self, language: object) -> str:
         if language not in self.service.catalog.languages:
-            raise StudioError(400, "unknown-language", "Unknown language")
+            raise StudioError(UNKNOWN_LANGUAGE, "Unknown language")
         assert isinstance(language, str)
         return language
 
 
 def _edit(action: Callable[..., Any], *args: Any) -> Any:
-    """Run a voice change; its refusal becomes a 400 (404 for an unknown voice, 409 for a
-    name taken or a read-only voices folder)."""
+    """Run a voice change; its refusal becomes the studio's, with the status of its code."""
     try:
         return action(*args)
     except VoiceEditError as error:
-        status = _EDIT_STATUS.get(error.code, 400)
-        raise StudioError(status, error.code, str(error)) from None
+        raise StudioError(error.code, str(error)) from None
 
 
-_EDIT_STATUS = {"unknown-voice": 404, "name-taken": 409, READ_ONLY: 409}
+async def _drain(audio: AsyncIterator[bytes]) -> None:
+    async for _ in audio:
+        pass
 
 
 def _seconds(value: str) -> float:
     try:
         seconds = float(value)
     except ValueError:
-        raise StudioError(400, "bad-trim", "start and end are seconds") from None
+        raise StudioError(BAD_TRIM, "start and end are seconds") from None
     if not 0 <= seconds <= sample_check.MAX_SECONDS:
-        raise StudioError(400, "bad-trim", "start and end are within the sample")
+        raise StudioError(BAD_TRIM, "start and end are within the sample")
     return seconds
 
 
@@ -191,8 +196,7 @@ def _decode(data: bytes) -> Any:
     try:
         return sample_check.decode(data)
     except SampleRefused as refused:
-        status = 413 if refused.code in ("too-large", "too-long") else 415
-        raise StudioError(status, refused.code, str(refused)) from None
+        raise StudioError(refused.code, str(refused)) from None
 
 
 def _check(data: bytes) -> sample_check.SampleReport:
@@ -204,26 +208,26 @@ async def _read_audio(request: web.Request) -> bytes:
     """The request body, refused past `MAX_BYTES` (before reading it when the length is given)."""
     limit = sample_check.MAX_BYTES
     if request.content_length is not None and request.content_length > limit:
-        raise StudioError(413, "too-large", f"The file is over {limit // 2**20} MB")
+        raise StudioError(TOO_LARGE, f"The file is over {limit // 2**20} MB")
     data = bytearray()
     while chunk := await request.content.read(64 * 1024):
         data += chunk
         if len(data) > limit:
-            raise StudioError(413, "too-large", f"The file is over {limit // 2**20} MB")
+            raise StudioError(TOO_LARGE, f"The file is over {limit // 2**20} MB")
     if not data:
-        raise StudioError(400, "no-audio", "No file was sent")
+        raise StudioError(NO_AUDIO, "No file was sent")
     return bytes(data)
 
 
 async def _read_json(request: web.Request) -> dict[str, Any]:
     if request.content_type != "application/json":
-        raise StudioError(415, "bad-content-type", "Send JSON")
+        raise StudioError(BAD_CONTENT_TYPE, "Send JSON")
     if request.content_length is None or request.content_length > MAX_JSON_BYTES:
-        raise StudioError(413, "too-large", "The request is too large")
+        raise StudioError(TOO_LARGE, "The request is too large")
     try:
         body = json.loads(await request.read())
     except ValueError:
-        raise StudioError(400, "bad-json", "Not JSON") from None
+        raise StudioError(BAD_JSON, "Not JSON") from None
     if not isinstance(body, dict):
-        raise StudioError(400, "bad-json", "Expected a JSON object")
+        raise StudioError(BAD_JSON, "Expected a JSON object")
     return body

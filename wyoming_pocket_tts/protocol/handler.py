@@ -1,10 +1,11 @@
 """One Wyoming connection: its read loop, its timeouts and its end.
 
-Events are read and answered as they come; text goes to the `Intake`, audio comes back through
-the connection's `ReplyWriter`. End of input means "no more requests": what was asked is
-answered, then the server hangs up. A client that resets the connection or stops reading for
-`write_timeout` is gone: its work leaves the engine at once. A connection with no audio due may
-stay silent for `idle_timeout`; an open stream may go `stream_timeout` without text.
+Events are read and answered as they come: each request is a `Session` of the connection's
+`Line` (the engine's edge), whose audio goes out through the connection's `ReplyWriter`. End of
+input means "no more requests": what was asked is answered, then the server hangs up. A client
+that resets the connection or stops reading for `write_timeout` is gone: its work leaves the
+engine at once. A connection with no audio due may stay silent for `idle_timeout`; an open
+stream may go `stream_timeout` without text.
 
 It keeps `AsyncEventHandler`'s interface (`handle_event`, `write_event`) but runs its own read
 loop, because the library's reads are unbounded and it cannot watch timeouts or the writer.
@@ -25,9 +26,8 @@ from wyoming.server import AsyncEventHandler
 from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop
 
 from .. import errors
-from ..engine.request import Listener
 from ..errors import JobError
-from ..intake import Intake, TextStream
+from ..intake import Intake, Session
 from ..service import Service
 from .events import ProtocolError, read_event
 from .replies import Reply, ReplyWriter
@@ -54,12 +54,10 @@ class TtsEventHandler(AsyncEventHandler):
         super().__init__(reader, writer)
         self._service = service
         self._settings = service.settings
-        self._scheduler = service.engine.scheduler
-        self._intake = Intake(service)
         self._loop = asyncio.get_running_loop()
-        self._listener = Listener()
-        self._replies = ReplyWriter(self._write, self._scheduler, self._listener, self._answered)
-        self._stream: tuple[Reply, TextStream] | None = None
+        self._line = Intake(service).line()
+        self._replies = ReplyWriter(self._write, self._answered)
+        self._stream: tuple[Reply, Session] | None = None
         self._last_text = 0.0
         """Loop time of the open stream's last text (or start): its timeout counts from here."""
         self._last_activity = self._loop.time()
@@ -72,7 +70,7 @@ class TtsEventHandler(AsyncEventHandler):
     @property
     def buffered_audio(self) -> int:
         """Bytes of audio generated for this connection and not yet written to it."""
-        return self._listener.unread
+        return self._line.unread
 
     async def run(self) -> None:
         """Read events until the end of input, answer what was asked, then hang up."""
@@ -192,8 +190,8 @@ class TtsEventHandler(AsyncEventHandler):
         for reply in self._replies.live:
             reply.stop_received.set()
         await self._until_answered(grace)
-        for request in self._replies.requests():
-            self._scheduler.abandon(request)
+        for session in self._replies.sessions():
+            session.abandon()
         await self._until_answered(grace)
         await self.disconnect()
 
@@ -202,7 +200,7 @@ class TtsEventHandler(AsyncEventHandler):
             await self._write(self._service.info().event())
             return True
         if SynthesizeStart.is_type(event.type):
-            self._start_stream(event.data)
+            await self._start_stream(event.data)
             return True
         if SynthesizeChunk.is_type(event.type):
             await self._stream_chunk(event.data)
@@ -222,8 +220,8 @@ class TtsEventHandler(AsyncEventHandler):
 
     async def disconnect(self) -> None:
         """The client is gone: stop generating for it, drop what it queued, hang up."""
-        for request in self._replies.requests():
-            self._scheduler.cancel(request)
+        for session in self._replies.sessions():
+            session.cancel()
         self.writer.close()
         self._replies.task.cancel()
         # Bounded: a cancelled write may not notice at once, and the slot must come back.
@@ -231,30 +229,26 @@ class TtsEventHandler(AsyncEventHandler):
 
     # Requests.
 
-    def _open(self, data: dict[str, Any], streaming: bool) -> Reply:
+    async def _open(self, data: dict[str, Any], streaming: bool) -> tuple[Reply, Session]:
         name, language = _voice_request(data)
-        reply = Reply(self._intake.open(self._listener, name, language), streaming)
+        session = await self._line.open(name, language, ssml=_is_ssml(data))
+        reply = Reply(session, streaming)
         self._replies.add(reply)
-        return reply
+        return reply, session
 
     async def _synthesize(self, data: dict[str, Any]) -> None:
-        reply = self._open(data, streaming=False)
-        request = reply.request
-        assert request is not None
+        _, session = await self._open(data, streaming=False)
         raw = data.get("text")
         if not isinstance(raw, str):
-            error = JobError(errors.BAD_REQUEST, "synthesize needs a text string")
-            self._scheduler.cancel(request, error)
+            session.refuse(JobError(errors.BAD_REQUEST, "synthesize needs a text string"))
             return
-        await self._intake.speak_text(request, raw, ssml=_is_ssml(data))
+        await session.speak(raw)
 
-    def _start_stream(self, data: dict[str, Any]) -> None:
+    async def _start_stream(self, data: dict[str, Any]) -> None:
         if self._stream is not None:
             _LOGGER.warning("synthesize-start while a stream is open: closing the previous one")
             self._end_stream()
-        reply = self._open(data, streaming=True)
-        assert reply.request is not None
-        self._stream = (reply, self._intake.stream(reply.request, ssml=_is_ssml(data)))
+        self._stream = await self._open(data, streaming=True)
         self._last_text = self._loop.time()
 
     async def _stream_chunk(self, data: dict[str, Any]) -> None:
@@ -281,9 +275,9 @@ class TtsEventHandler(AsyncEventHandler):
         events."""
         if self._stream is None:
             return
-        reply, stream = self._stream
+        reply, session = self._stream
         self._stream = None
-        stream.finish(error)
+        session.end(error)
         reply.stop_received.set()
 
     # Writing.

@@ -18,8 +18,7 @@ from wyoming.error import Error
 from wyoming.event import Event
 from wyoming.tts import SynthesizeStopped
 
-from ..engine.request import Listener, SpeechRequest
-from ..engine.scheduler import Scheduler
+from ..intake import Session
 from ..settings import CHANNELS, SAMPLE_RATE, SAMPLE_WIDTH
 
 _LOGGER = logging.getLogger(__name__)
@@ -34,7 +33,7 @@ _FORMAT = {"rate": SAMPLE_RATE, "width": SAMPLE_WIDTH, "channels": CHANNELS}
 class Reply:
     """How one request is answered on the wire."""
 
-    request: SpeechRequest | None
+    session: Session | None
     """None for a notice: an error answered in turn, outside any request."""
     streaming: bool = False
     stop_received: asyncio.Event = field(default_factory=asyncio.Event)
@@ -48,13 +47,9 @@ class ReplyWriter:
     def __init__(
         self,
         write: Callable[[Event], Awaitable[None]],
-        scheduler: Scheduler,
-        listener: Listener,
         on_answered: Callable[[], None],
     ) -> None:
         self._write = write
-        self._scheduler = scheduler
-        self._listener = listener
         self._on_answered = on_answered
         self._queue: asyncio.Queue[Reply] = asyncio.Queue()
         self.live: list[Reply] = []
@@ -75,9 +70,9 @@ class ReplyWriter:
             self.room.clear()
         self._queue.put_nowait(reply)
 
-    def requests(self) -> list[SpeechRequest]:
+    def sessions(self) -> list[Session]:
         """The requests still due, oldest first."""
-        return [reply.request for reply in self.live if reply.request is not None]
+        return [reply.session for reply in self.live if reply.session is not None]
 
     async def _run(self) -> None:
         try:
@@ -100,29 +95,22 @@ class ReplyWriter:
             self.room.set()  # the read loop must not wait for room that will never come
 
     async def _answer(self, reply: Reply) -> None:
-        request = reply.request
-        if request is None:
+        session = reply.session
+        if session is None:
             assert reply.notice is not None
             await self._write(reply.notice.event())
             await self._write(SynthesizeStopped().event())
             return
         await self._write(AudioStart(**_FORMAT).event())
-        while (audio := await request.output.get()) is not None:
-            self._taken(len(audio))
+        async for audio in session.audio():
             await self._write(AudioChunk(audio=audio, **_FORMAT).event())
-        for error in request.errors:
+        for error in session.errors:
             await self._write(Error(text=error.text, code=error.code).event())
         await self._write(AudioStop().event())
         if reply.streaming:
             await reply.stop_received.wait()
             await self._write(SynthesizeStopped().event())
 
-    def _taken(self, size: int) -> None:
-        """Audio left for the client: wake the engine if this connection was paused."""
-        held = self._listener.remove(size)
-        if held < self._scheduler.max_buffered <= held + size:
-            self._scheduler.wake()
-
     def _cancel_all(self) -> None:
-        for request in self.requests():
-            self._scheduler.cancel(request)
+        for session in self.sessions():
+            session.cancel()

@@ -19,6 +19,7 @@ from __future__ import annotations
 import html
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from defusedxml.ElementTree import DefusedXMLParser, ParseError
@@ -76,14 +77,19 @@ def looks_like_ssml(text: str) -> bool:
 
 
 def parse_ssml(
-    text: str, language: str = "en", *, clean: bool = True, numbers: bool = True
+    text: str,
+    language: str = "en",
+    *,
+    clean: bool = True,
+    numbers: bool = True,
+    pronounce: Callable[[str], str] | None = None,
 ) -> list[Segment]:
     """A whole SSML document as segments; malformed SSML gives its text as plain sentences."""
-    stream = SsmlStream(language, clean=clean, numbers=numbers)
+    stream = SsmlStream(language, clean=clean, numbers=numbers, pronounce=pronounce)
     segments = stream.add(text) + stream.finish()
     if not stream.malformed:
         return segments
-    plain = SentenceSplitter(clean, language, numbers)
+    plain = SentenceSplitter(clean, language, numbers, pronounce)
     text = plain_text(text[:MAX_SSML_CHARS])
     return [Sentence(s) for s in plain.add(text) + plain.finish()]
 
@@ -116,10 +122,20 @@ class SsmlStream:
     stream is spoken as plain text, with markup removed.
     """
 
-    def __init__(self, language: str = "en", *, clean: bool = True, numbers: bool = True) -> None:
+    def __init__(
+        self,
+        language: str = "en",
+        *,
+        clean: bool = True,
+        numbers: bool = True,
+        pronounce: Callable[[str], str] | None = None,
+    ) -> None:
+        """`pronounce`: the household's "written -> said" entries of the request's voice,
+        applied to every sentence as plain text's are (after clean-up, before numbers)."""
         self._language = language
         self._clean = clean
         self._numbers = numbers
+        self._pronounce = pronounce
         self._parser = DefusedXMLParser(
             target=self, forbid_dtd=True, forbid_entities=True, forbid_external=True
         )
@@ -307,7 +323,7 @@ class SsmlStream:
             self._end_sentence()
             self._context = (language, rate)
             self._splitter = SentenceSplitter(
-                self._clean, language or self._language, self._numbers
+                self._clean, language or self._language, self._numbers, self._pronounce
             )
         self._sentences(self._splitter.add(text))
 

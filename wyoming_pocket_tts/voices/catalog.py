@@ -15,6 +15,7 @@ from enum import Enum
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from ..languages import same_language
 from ..pocket import default_voice_source
 from ..settings import LANGUAGE_CODE, MAX_SPEED, MIN_SPEED, ModelSettings, VoiceSpec
 from .choices import DefaultChoices
@@ -91,12 +92,6 @@ def parse_voice_arg(value: str) -> VoiceSpec:
     if not name or not source:
         raise ValueError(f"expected [CODE:]NAME=SOURCE[,speed=FACTOR] or SOURCE, got {value!r}")
     return VoiceSpec(name=name, source=source, code=language, speed=speed)
-
-
-def same_language(requested: str, code: str) -> bool:
-    """Whether a requested language (`fr`, `fr-FR`, `fr_CA`) is the one `code` names."""
-    requested, code = requested.lower().replace("_", "-"), code.lower().replace("_", "-")
-    return requested == code or requested.split("-")[0] == code.split("-")[0]
 
 
 def default_voice(model: ModelSettings) -> VoiceSpec:
@@ -272,10 +267,7 @@ class VoiceCatalog:
         """
         if name is None:
             return self._default_of(language)
-        spec = self._lookup(name)
-        if spec is None and self._roots:
-            self._scan()
-            spec = self._lookup(name)
+        spec = self.find(name)
         if spec is None:
             fallback = self._default_of(language)
             _LOGGER.warning("Unknown voice %.64r requested: using %s", name, fallback.name)
@@ -283,6 +275,15 @@ class VoiceCatalog:
         reason = self.failures.check(spec)
         if reason is not None:
             return self._fallback(spec, reason) or spec
+        return spec
+
+    def find(self, name: object) -> VoiceSpec | None:
+        """The voice called `name`, if there is one (the folders are rescanned only when it is
+        not already known)."""
+        spec = self._lookup(name)
+        if spec is None and self._roots:
+            self._scan()
+            spec = self._lookup(name)
         return spec
 
     def report_failure(self, spec: VoiceSpec, reason: str) -> VoiceSpec | None:

@@ -34,10 +34,6 @@ class DefaultChoices:
         """The voice chosen for `language`, if any."""
         return self._chosen.get(language)
 
-    def all(self) -> dict[str, str]:
-        """Every choice, by language code."""
-        return dict(self._chosen)
-
     def choose(self, language: str, name: str) -> None:
         """Make `name` the default voice of `language` (persisted)."""
         with self._lock:

@@ -21,6 +21,16 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import (
+    INVALID_NAME,
+    NAME_TAKEN,
+    NO_VOICES_FOLDER,
+    READ_ONLY_FOLDER,
+    READ_ONLY_VOICE,
+    UNKNOWN_LANGUAGE,
+    UNKNOWN_VOICE,
+    WRONG_LANGUAGE,
+)
 from ..settings import VoiceSpec
 from .catalog import VoiceCatalog, VoiceKind, voice_kind
 
@@ -28,10 +38,6 @@ _LOGGER = logging.getLogger(__name__)
 
 NAME_RE = re.compile(r"[^\W_][\w-]{0,39}")
 """A voice name: letters, digits, `_` and `-`, starting with a letter or digit, at most 40."""
-
-
-READ_ONLY = "read-only-folder"
-"""The refusal's code when the voices folder cannot be written."""
 
 
 def read_only_message(folder: Path | None, error: OSError | None = None) -> str:
@@ -56,11 +62,11 @@ class VoiceEditError(Exception):
 def valid_name(name: object) -> str:
     """`name` normalised (NFC, trimmed), or `VoiceEditError` if it cannot name a voice file."""
     if not isinstance(name, str):
-        raise VoiceEditError("invalid-name", "A voice name is required")
+        raise VoiceEditError(INVALID_NAME, "A voice name is required")
     name = unicodedata.normalize("NFC", name.strip())
     if not NAME_RE.fullmatch(name):
         raise VoiceEditError(
-            "invalid-name",
+            INVALID_NAME,
             "A voice name has 1 to 40 letters, digits, '-' or '_' and starts with a letter "
             "or digit",
         )
@@ -86,10 +92,10 @@ class VoiceManager:
     def folder_for(self, language: str) -> Path:
         """The folder a new voice of `language` is saved in (its language subfolder)."""
         if self.folder is None:
-            raise VoiceEditError("no-voices-folder", "No voices folder is configured")
+            raise VoiceEditError(NO_VOICES_FOLDER, "No voices folder is configured")
         self._writable()
         if language not in self.catalog.languages:
-            raise VoiceEditError("unknown-language", f"Language {language!r} is not served")
+            raise VoiceEditError(UNKNOWN_LANGUAGE, f"Language {language!r} is not served")
         first = self.catalog.languages[0]
         return self.folder if language == first else self.folder / language
 
@@ -148,7 +154,7 @@ class VoiceManager:
         spec = self._known(name)
         if spec.code != language:
             raise VoiceEditError(
-                "wrong-language", f"Voice {spec.name} speaks {spec.code}, not {language}"
+                WRONG_LANGUAGE, f"Voice {spec.name} speaks {spec.code}, not {language}"
             )
         self.catalog.chosen.choose(language, spec.name)
         _LOGGER.info("Default voice of %s: %s", language, spec.name)
@@ -156,32 +162,32 @@ class VoiceManager:
     def _writable(self) -> None:
         problem = self.folder_problem()
         if problem is not None:
-            raise VoiceEditError(READ_ONLY, problem)
+            raise VoiceEditError(READ_ONLY_FOLDER, problem)
 
     @contextlib.contextmanager
     def _writing(self) -> Iterator[None]:
-        """A change of the folder; refused as `READ_ONLY` if the system refuses the write."""
+        """A change of the folder; refused as `READ_ONLY_FOLDER` if the system refuses the write."""
         self._writable()
         try:
             yield
         except PermissionError as error:
-            raise VoiceEditError(READ_ONLY, read_only_message(self.folder, error)) from None
+            raise VoiceEditError(READ_ONLY_FOLDER, read_only_message(self.folder, error)) from None
         except OSError as error:
             if error.errno != errno.EROFS:
                 raise
-            raise VoiceEditError(READ_ONLY, read_only_message(self.folder, error)) from None
+            raise VoiceEditError(READ_ONLY_FOLDER, read_only_message(self.folder, error)) from None
 
     def _known(self, name: object) -> VoiceSpec:
         spec = next((s for s in self.catalog.voices if s.name == name), None)
         if spec is None:
-            raise VoiceEditError("unknown-voice", f"No voice is called {str(name)[:40]!r}")
+            raise VoiceEditError(UNKNOWN_VOICE, f"No voice is called {str(name)[:40]!r}")
         return spec
 
     def _own(self, name: object) -> VoiceSpec:
         spec = self._known(name)
         if not self.editable(spec):
             raise VoiceEditError(
-                "read-only-voice",
+                READ_ONLY_VOICE,
                 f"Voice {spec.name} is configured or built in: change it in the configuration",
             )
         return spec
@@ -190,7 +196,7 @@ class VoiceManager:
         """`name` validated and normalised, if no voice has it (in any case)."""
         name = valid_name(name)
         if any(spec.name.casefold() == name.casefold() for spec in self.catalog.voices):
-            raise VoiceEditError("name-taken", f"A voice is already called {name}")
+            raise VoiceEditError(NAME_TAKEN, f"A voice is already called {name}")
         return name
 
 
@@ -200,6 +206,6 @@ def _place(source: Path, target: Path, *, move: bool = False) -> None:
     try:
         os.link(source, target)
     except FileExistsError:
-        raise VoiceEditError("name-taken", f"{target.name} already exists") from None
+        raise VoiceEditError(NAME_TAKEN, f"{target.name} already exists") from None
     if move:
         source.unlink()

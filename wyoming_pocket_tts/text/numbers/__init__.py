@@ -7,9 +7,9 @@ each language's tables in its own module (`en`, `fr`, `de`, `it`, `pt`, `es`, `n
 
 from __future__ import annotations
 
-import re
 from functools import cache
 
+from ...languages import base_code
 from . import de, en, es, fr, it, nl, pt
 from .reader import Reader
 from .tables import Language
@@ -21,8 +21,9 @@ LANGUAGES: dict[str, Language] = {
 
 
 def base_language(language: str) -> str:
-    """'en-GB', 'pt_BR', 'FR' -> the code of a language we read; English when unknown."""
-    code = re.split(r"[-_]", language.strip().lower(), maxsplit=1)[0]
+    """'en-GB', 'pt_BR', 'FR' -> the code of a language we read. Every model's code is a
+    known one (checked at start); English only for an SSML `xml:lang` no record knows."""
+    code = base_code(language)
     return code if code in LANGUAGES else "en"
 
 
