@@ -98,6 +98,13 @@ def served_at_its_first_chance(record: list[Choice], text: str) -> None:
     assert first_chance.chosen is newcomer, [c.text for c in record]
 
 
+def served_fairly(announcement: Reply, record: list[Choice]) -> None:
+    """The announcement was spoken, at its first chance, and everyone took turns."""
+    assert not announcement.errors and announcement.audio
+    served_at_its_first_chance(record, ANNOUNCEMENT)
+    took_turns(record)
+
+
 def took_turns(record: list[Choice]) -> None:
     """No request got two pieces in a row while another was ready."""
     for before, after in itertools.pairwise(record):
@@ -226,10 +233,7 @@ def test_slower_than_real_time_an_announcement_goes_next_and_the_reply_goes_on_i
             await client.disconnect()
             return announcement
 
-    announcement = asyncio.run(scenario())
-    assert not announcement.errors and announcement.audio
-    served_at_its_first_chance(choices, ANNOUNCEMENT)
-    took_turns(choices)
+    served_fairly(asyncio.run(scenario()), choices)
     texts = [choice.text for choice in choices]
     assert texts.count(ANNOUNCEMENT) == 1 and texts[-1] != ANNOUNCEMENT, texts
     # After the reply's first choice (a one-shot text is one piece until the engine cuts it),
@@ -261,10 +265,7 @@ def test_slower_than_real_time_three_clients_take_turns_and_a_newcomer_goes_next
                 await client.disconnect()
             return announcement
 
-    announcement = asyncio.run(scenario())
-    assert not announcement.errors and announcement.audio
-    served_at_its_first_chance(choices, ANNOUNCEMENT)
-    took_turns(choices)
+    served_fairly(asyncio.run(scenario()), choices)
     newcomer = next(c for c in choices if c.text == ANNOUNCEMENT)
     assert len(newcomer.ready) == 3, [c.text for c in choices]  # both replies were waiting too
 
