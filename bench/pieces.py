@@ -6,7 +6,7 @@ The engine can only switch to another request between pieces. A one-shot text of
 - **sentences**: one piece per sentence (`engine.chunking.chunks`, the engine now).
 
 Both sides generate the same audio: `FRAMES_PER_SENTENCE` frames for each sentence a piece holds
-(random weights never end speech, so each piece is stopped after its share), each piece through
+(random weights never end speech, so each piece ends at its share), each piece through
 pocket-tts's `generate_audio_stream` with a copy of a cloned voice's state, as the engine does.
 - **cost**: the whole text's generation time per side; the difference over the extra pieces is
   the price of one piece (the prompt pass, the voice state's copy, pocket-tts's two threads);
@@ -18,7 +18,6 @@ state alone, as every group of pocket-tts's already does and every streamed sent
 from __future__ import annotations
 
 import statistics
-import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -59,19 +58,20 @@ def sentences_in(text: str) -> int:
 
 
 def speak(model: TTSModel, state: dict[str, Any], pieces: list[str]) -> list[float]:
-    """Each piece's generation time, `FRAMES_PER_SENTENCE` frames per sentence in it."""
+    """Each piece's generation time, `FRAMES_PER_SENTENCE` frames per sentence in it.
+
+    The piece ends at its frame budget the way a piece without end-of-speech ends, at
+    pocket-tts's maximum length (set to the budget for the run): no `stop`, which would leave
+    the frames its LM thread already queued to be decoded (once per piece)."""
     times = []
     for piece in pieces:
-        limit = sentences_in(piece) * FRAMES_PER_SENTENCE * SAMPLES_PER_FRAME
-        stop = threading.Event()
-        samples = 0
+        budget = sentences_in(piece) * FRAMES_PER_SENTENCE
+        model._estimate_max_gen_len = lambda _tokens, budget=budget: budget
         started = time.perf_counter()
-        stream = model.generate_audio_stream(state, piece, stop=stop)
-        for audio in stream:
-            samples += audio.shape[-1]
-            if samples >= limit:
-                stop.set()
+        for _ in model.generate_audio_stream(state, piece):
+            pass
         times.append(time.perf_counter() - started)
+    del model._estimate_max_gen_len
     return times
 
 

@@ -180,16 +180,14 @@ def test_a_stream_of_newcomers_cannot_starve_a_request_in_turns(clock: Clock, lo
     text still gets a turn once as many newcomers as other listeners have gone ahead of it."""
     sched = Scheduler(max_queue=5)
     (long,) = long_texts(sched, loop, "long", pieces=6)
-    assert serve(sched, clock, 1.0) == (long, "long0")
+    assert serve(sched, clock, 1.0, audio=0.0) == (long, "long0")
     listener = Listener()
-    spoken = []
     for number in range(4):
         request = make(loop, f"n{number}", listener=listener)
         sched.admit(request)
         sched.add_text(request, f"n{number}")
         sched.close(request)
-        spoken.append(serve(sched, clock, 1.0)[1])
-        spoken.append(serve(sched, clock, 1.0)[1])
+    spoken = [serve(sched, clock, 1.0, audio=0.0)[1] for _ in range(8)]  # all out of audio
     assert spoken == ["n0", "long1", "n1", "long2", "n2", "long3", "n3", "long4"]
 
 
@@ -203,7 +201,8 @@ def test_newcomers_go_ahead_of_each_request_in_turns_once_per_other_listener(
     a, b = long_texts(sched, loop, "a", "b")
     serve(sched, clock, 1.0)
     serve(sched, clock, 1.0)
-    clock.now += 1.0
+    clock.now += 0.5
+    assert a.runs_out_at < b.runs_out_at == clock.now  # `b` has just run out: it counts
     first, second = make(loop, "first"), make(loop, "second")
     for request in (first, second):
         sched.admit(request)
@@ -303,6 +302,30 @@ def test_the_most_urgent_warm_piece_goes_and_warm_pieces_are_not_switches(
     cold.listener.heard(100.0, clock.now)
     # The engine has stayed 1.5 s since the switch (the warm piece did not restart that).
     assert next_text(sched, is_warm) == (newer, "n")
+
+
+def test_a_warm_piece_that_is_the_most_urgent_is_not_a_switch(clock: Clock, loop) -> None:
+    """The engine stays with `a` from its cold first piece on (3 s); its warm second piece
+    must not restart that stay, or `b` would get its switch 1.5 s after it."""
+    sched = Scheduler(max_queue=5, switch_after=1.5)
+    (a,) = long_texts(sched, loop, "a", pieces=3)
+    warmth = {"a": False, "b": False}
+
+    def is_warm(request: SpeechRequest) -> bool:
+        return warmth[request.voice.name]
+
+    assert next_text(sched, is_warm) == (a, "a0")  # nothing warm: a switch
+    clock.now = 103.0
+    sched.done(a)  # the switch took 3 s
+    warmth["a"] = True
+    assert next_text(sched, is_warm) == (a, "a1")  # the most urgent, and warm
+    clock.now = 104.0
+    sched.done(a)
+    b = make(loop, "b")
+    sched.admit(b)
+    sched.add_text(b, "b0")
+    clock.now = 105.6  # `b` starved 1.6 s; the engine stayed 2.6 s, less than the 3 s switch
+    assert next_text(sched, is_warm) == (a, "a2")
 
 
 def test_a_cold_piece_goes_at_once_when_nothing_warm_is_ready(clock: Clock, loop) -> None:
