@@ -9,7 +9,8 @@ flags (`--quantize auto`) against pocket-tts with its own defaults (fp32). Print
 with the ratios; `--json` also writes the raw figures. `--table` measures fp32 and int8 per model
 shape instead (`bench.models`); `--tuning` what `--quantize auto` decides, against every
 configuration end to end (`bench.tuning`); `--profile` one frame's time by part, beside this
-host's floor (`bench.profile_report`); `--tries` each speed-up tried for issue 28 (`bench.tries`).
+host's floor (`bench.profile_report`); `--tries` each speed-up tried for issue 28 (`bench.tries`);
+`--pieces` one piece per sentence against pocket-tts's groups (`bench.pieces`).
 """
 
 from __future__ import annotations
@@ -234,6 +235,11 @@ def main() -> None:
         help="each speed-up tried for issue 28 against pocket-tts's defaults (bench.tries)",
     )
     parser.add_argument(
+        "--pieces",
+        action="store_true",
+        help="one piece per sentence against pocket-tts's groups: cost and a newcomer's wait",
+    )
+    parser.add_argument(
         "--tuning",
         action="store_true",
         help="what --quantize auto decides, against every configuration end to end",
@@ -246,7 +252,15 @@ def main() -> None:
     runs = args.runs or (2 if args.quick else 5)
     started = time.monotonic()
     results: dict[str, Any]
-    if args.tries:
+    if args.pieces:
+        from . import pieces
+
+        with tempfile.TemporaryDirectory(prefix="pocket-bench-") as tmp:
+            size = "tiny" if args.quick else args.model
+            results = pieces.measure(size, args.runs or 3, Path(tmp))
+        results["bench_seconds"] = time.monotonic() - started
+        table = pieces.render(results)
+    elif args.tries:
         from . import tries
 
         with tempfile.TemporaryDirectory(prefix="pocket-bench-") as tmp:

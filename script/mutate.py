@@ -54,6 +54,7 @@ TARGETS: dict[str, Target] = {
             "Scheduler.next",
             "Scheduler.done",
             "Scheduler._choose",
+            "Scheduler._take_turn",
             "Scheduler._must_switch",
             "Scheduler._paused",
             "Scheduler._cut",

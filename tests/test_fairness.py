@@ -1,17 +1,22 @@
-"""Earliest run-out first: the engine serves next the listener who runs out of audio soonest.
+"""Newcomers first, then in turns: the engine serves whoever a person is waiting for.
 
 Each test drives the real server in this process (to read its scheduler and model pool) over
-real TCP with the endless tiny model, whose audio length follows the text. Waits are compared as
-ratios on one server, never against wall-clock constants: "about one piece" is the time the same
-server takes to speak one sentence of the reply alone.
+real TCP. With the endless tiny model, whose audio length follows the text, the engine is faster
+than real time: waits are compared as ratios on one server, never against wall-clock constants
+("about one piece" is the time the same server takes to speak one sentence of the reply alone).
+Where the engine is slower than real time (`slower_than_real_time`: every generated frame costs
+more than the 80 ms of audio it makes, on any host), every listener is out of audio, and the
+tests check the ORDER the scheduler served pieces in, as it recorded them under its lock.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -27,7 +32,8 @@ from wyoming.tts import (
 from wyoming_pocket_tts.engine import worker
 from wyoming_pocket_tts.engine.chunking import MAX_PIECE_TOKENS
 from wyoming_pocket_tts.engine.models import ModelPool
-from wyoming_pocket_tts.engine.request import BYTES_PER_SECOND
+from wyoming_pocket_tts.engine.request import BYTES_PER_SECOND, SpeechRequest
+from wyoming_pocket_tts.engine.scheduler import Scheduler
 
 from .conftest import model_args
 from .model_factory import TinyModel
@@ -37,6 +43,73 @@ from .support import synthesize as synthesize_once
 SENTENCE = "This reply sentence is about as long as the ones an assistant says."
 REPLY = " ".join([SENTENCE] * 10)
 ANNOUNCEMENT = "Someone is at the front door."
+SHORT = "The kitchen light is on now."
+"""12 tokens: pocket-tts grouped four of them into one piece (50 tokens at most)."""
+SHORT_REPLY = " ".join([SHORT] * 10)
+FRAME_COST = 0.1
+"""Seconds each generated frame (80 ms of audio) takes at least under `slower_than_real_time`."""
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One choice of the scheduler: the request served, its piece, and who else was ready."""
+
+    chosen: SpeechRequest
+    text: str
+    ready: list[SpeechRequest]
+
+
+@pytest.fixture
+def slower_than_real_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every frame pocket-tts generates costs `FRAME_COST` more: the engine makes less than
+    80 ms of audio per 100 ms on any host, like the default model on a Raspberry Pi or on a
+    host shared with other work."""
+    from pocket_tts import TTSModel
+
+    original = TTSModel._run_flow_lm_and_increment_step
+
+    def throttled(self, *args, **kwargs):
+        if kwargs.get("backbone_input_latents") is not None:  # a frame, not the prompt pass
+            time.sleep(FRAME_COST)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(TTSModel, "_run_flow_lm_and_increment_step", throttled)
+
+
+@pytest.fixture
+def choices(monkeypatch: pytest.MonkeyPatch) -> list[Choice]:
+    """Every choice the scheduler makes, recorded under its lock (so in its true order)."""
+    record: list[Choice] = []
+    original = Scheduler._take_turn
+
+    def spy(self, chosen, ready):
+        record.append(Choice(chosen, chosen.pending[0].text, list(ready)))
+        return original(self, chosen, ready)
+
+    monkeypatch.setattr(Scheduler, "_take_turn", spy)
+    return record
+
+
+def served_at_its_first_chance(record: list[Choice], text: str) -> None:
+    """The request whose first piece is `text` was served at the first choice it was ready
+    for: no piece of anyone else went before it once it was waiting."""
+    newcomer = next(c.chosen for c in record if c.text == text)
+    first_chance = next(c for c in record if newcomer in c.ready)
+    assert first_chance.chosen is newcomer, [c.text for c in record]
+
+
+def served_fairly(announcement: Reply, record: list[Choice]) -> None:
+    """The announcement was spoken, at its first chance, and everyone took turns."""
+    assert not announcement.errors and announcement.audio
+    served_at_its_first_chance(record, ANNOUNCEMENT)
+    took_turns(record)
+
+
+def took_turns(record: list[Choice]) -> None:
+    """No request got two pieces in a row while another was ready."""
+    for before, after in itertools.pairwise(record):
+        others = [r for r in after.ready if r is not after.chosen]
+        assert before.chosen is not after.chosen or not others, [c.text for c in record]
 
 
 async def first_audio_after(port: int, text: str) -> float:
@@ -50,7 +123,7 @@ async def whole_time(port: int, text: str) -> float:
 
 
 async def open_reply(
-    port: int, streamed: bool
+    port: int, streamed: bool, text: str = REPLY
 ) -> tuple[AsyncTcpClient, Reply, asyncio.Task[Reply]]:
     """Another client's long reply, all of its text sent at once; read in the background into
     the `Reply` returned beside the reading task."""
@@ -58,11 +131,11 @@ async def open_reply(
     await client.connect()
     if streamed:  # an LLM that wrote its whole reply in a second
         await client.write_event(SynthesizeStart().event())
-        await client.write_event(SynthesizeChunk(text=REPLY).event())
+        await client.write_event(SynthesizeChunk(text=text).event())
         await client.write_event(SynthesizeStop().event())
         end = "synthesize-stopped"
     else:
-        await client.write_event(Synthesize(text=REPLY).event())
+        await client.write_event(Synthesize(text=text).event())
         end = AUDIO_STOP
     reply = Reply(sent_at=time.monotonic())
     await read_until(client, "audio-chunk", reply)
@@ -118,6 +191,83 @@ def test_an_announcement_during_a_reply_that_is_all_ready_waits_about_one_piece(
     assert not reply.errors and reply.chunk_times[-1] > announced_at, reply.types
     # ...and the reply's listener never ran out of audio while it did.
     assert lowest_lead(reply) > 0, lowest_lead(reply)
+
+
+async def open_stalled_stream(port: int) -> tuple[AsyncTcpClient, Reply, asyncio.Task[Reply]]:
+    """A stream that sent one sentence and the start of the next, then stalls."""
+    client = AsyncTcpClient("127.0.0.1", port)
+    await client.connect()
+    await client.write_event(SynthesizeStart().event())
+    await client.write_event(SynthesizeChunk(text=SHORT + " And").event())
+    reply = Reply(sent_at=time.monotonic())
+    await read_until(client, "audio-chunk", reply)
+    return client, reply, asyncio.create_task(read_until(client, "synthesize-stopped", reply))
+
+
+@pytest.mark.parametrize("case", ["one-shot", "llm-stream", "stalled-stream"])
+def test_slower_than_real_time_an_announcement_goes_next_and_the_reply_goes_on_in_turns(
+    tiny_model: TinyModel,
+    voices: dict[str, Path],
+    slower_than_real_time: None,
+    choices: list[Choice],
+    case: str,
+) -> None:
+    """Every listener is out of audio: the announcement gets its first piece as soon as the
+    piece under way ends (oldest first kept the engine on the reply to its end), then the two
+    take turns, one sentence each (a one-shot text was cut in groups of about four)."""
+
+    async def scenario() -> Reply:
+        async with running_server(model_args(tiny_model, voices)) as server:
+            port = server.port or 0
+            if case == "stalled-stream":
+                client, reply, reading = await open_stalled_stream(port)
+            else:
+                client, reply, reading = await open_reply(port, case == "llm-stream", SHORT_REPLY)
+            announcement = await synthesize_once(port, ANNOUNCEMENT)
+            if case == "stalled-stream":  # the rest of the reply comes now
+                await client.write_event(SynthesizeChunk(text=" more. " + SHORT_REPLY).event())
+                await client.write_event(SynthesizeStop().event())
+            await audio_after(reply, reading, announcement.chunk_times[-1])
+            await audio_after(reply, reading, reply.chunk_times[-1])  # ...and another piece
+            reading.cancel()
+            await client.disconnect()
+            return announcement
+
+    served_fairly(asyncio.run(scenario()), choices)
+    texts = [choice.text for choice in choices]
+    assert texts.count(ANNOUNCEMENT) == 1 and texts[-1] != ANNOUNCEMENT, texts
+    # After the reply's first choice (a one-shot text is one piece until the engine cuts it),
+    # every piece is one sentence.
+    assert all(text in (SHORT, ANNOUNCEMENT, "And more.") for text in texts[1:]), texts
+
+
+def test_slower_than_real_time_three_clients_take_turns_and_a_newcomer_goes_next(
+    tiny_model: TinyModel,
+    voices: dict[str, Path],
+    slower_than_real_time: None,
+    choices: list[Choice],
+) -> None:
+    """A one-shot text and an LLM reply, then an announcement: it goes before the reply that
+    ran out before it arrived (earliest run-out served that one first), and then all three
+    take turns."""
+
+    async def scenario() -> Reply:
+        async with running_server(model_args(tiny_model, voices)) as server:
+            port = server.port or 0
+            opened = [await open_reply(port, streamed, SHORT_REPLY) for streamed in (False, True)]
+            for _, reply, reading in opened:
+                await audio_after(reply, reading, 0.0)
+            announcement = await synthesize_once(port, ANNOUNCEMENT)
+            for _, reply, reading in opened:
+                await audio_after(reply, reading, announcement.chunk_times[-1])
+            for client, _, reading in opened:
+                reading.cancel()
+                await client.disconnect()
+            return announcement
+
+    served_fairly(asyncio.run(scenario()), choices)
+    newcomer = next(c for c in choices if c.text == ANNOUNCEMENT)
+    assert len(newcomer.ready) == 3, [c.text for c in choices]  # both replies were waiting too
 
 
 def test_two_languages_in_one_model_slot_switch_in_turns_not_sentence_by_sentence(

@@ -104,6 +104,126 @@ def test_a_listener_with_audio_left_waits_for_one_without(clock: Clock, loop) ->
     assert next_text(sched, warm) == (silent, "s1")
 
 
+def serve(sched: Scheduler, clock: Clock, seconds: float, audio: float = 0.5):
+    """The engine speaks the next piece: it takes `seconds` and makes `audio` seconds of it.
+    Returns (request, text)."""
+    work = next_text(sched, warm)
+    assert work is not None
+    clock.now += seconds
+    work[0].listener.heard(audio, clock.now)
+    sched.done(work[0])
+    return work
+
+
+def long_texts(sched: Scheduler, loop, *names: str, pieces: int = 4) -> list[SpeechRequest]:
+    requests = [make(loop, name) for name in names]
+    for request in requests:
+        sched.admit(request)
+        for number in range(pieces):
+            sched.add_text(request, f"{request.voice.name}{number}")
+    return requests
+
+
+def test_slower_than_real_time_a_newcomer_goes_before_listeners_that_ran_out_earlier(
+    clock: Clock, loop
+) -> None:
+    """Every listener is out of audio (each piece takes 1 s, makes 0.5 s): the announcement that
+    arrives during `a`'s piece goes next, before `b`, which ran out before it arrived."""
+    sched = Scheduler(max_queue=5)
+    a, b = long_texts(sched, loop, "a", "b")
+    assert serve(sched, clock, 1.0) == (a, "a0")
+    assert serve(sched, clock, 1.0) == (b, "b0")
+    work = next_text(sched, warm)
+    assert work == (a, "a1")
+    clock.now += 0.7
+    announcement = make(loop, "c")
+    sched.admit(announcement)
+    sched.add_text(announcement, "c0")
+    sched.add_text(announcement, "c1")
+    clock.now += 0.3
+    a.listener.heard(0.5, clock.now)
+    sched.done(a)
+    assert b.runs_out_at < announcement.runs_out_at  # earliest run-out would serve `b`
+    assert serve(sched, clock, 1.0) == (announcement, "c0")
+    # Then every listener out of audio, in turns: the one served longest ago first.
+    assert [serve(sched, clock, 1.0)[0] for _ in range(4)] == [b, a, announcement, b]
+
+
+def test_listeners_out_of_audio_take_turns_however_long_ago_they_ran_out(
+    clock: Clock, loop
+) -> None:
+    """`b` ran out long before `a` (its piece made less audio), yet `a`, served longer ago,
+    goes next: one piece each."""
+    sched = Scheduler(max_queue=5)
+    a, b = long_texts(sched, loop, "a", "b")
+    assert serve(sched, clock, 1.0, audio=1.5) == (a, "a0")
+    assert serve(sched, clock, 1.0, audio=0.1) == (b, "b0")
+    clock.now += 5
+    assert b.runs_out_at < a.runs_out_at < clock.now
+    assert [serve(sched, clock, 1.0)[1] for _ in range(4)] == ["a1", "b1", "a2", "b2"]
+
+
+def test_a_listener_that_just_ran_out_counts_as_out_of_audio(clock: Clock, loop) -> None:
+    """Out of audio at the very moment its audio ends: it takes its turn before a listener
+    that still has audio, even one admitted earlier."""
+    sched = Scheduler(max_queue=5)
+    playing, out = long_texts(sched, loop, "playing", "out")
+    playing.listener.heard(10.0, clock.now)
+    assert serve(sched, clock, 1.0, audio=1.0) == (out, "out0")
+    clock.now += 1.0
+    assert out.runs_out_at == clock.now < playing.runs_out_at
+    assert next_text(sched, warm) == (out, "out1")
+
+
+def test_a_stream_of_newcomers_cannot_starve_a_request_in_turns(clock: Clock, loop) -> None:
+    """One client sends one-sentence requests, one after another: each is a newcomer. The long
+    text still gets a turn once as many newcomers as other listeners have gone ahead of it."""
+    sched = Scheduler(max_queue=5)
+    (long,) = long_texts(sched, loop, "long", pieces=6)
+    assert serve(sched, clock, 1.0, audio=0.0) == (long, "long0")
+    listener = Listener()
+    for number in range(4):
+        request = make(loop, f"n{number}", listener=listener)
+        sched.admit(request)
+        sched.add_text(request, f"n{number}")
+        sched.close(request)
+    spoken = [serve(sched, clock, 1.0, audio=0.0)[1] for _ in range(8)]  # all out of audio
+    assert spoken == ["n0", "long1", "n1", "long2", "n2", "long3", "n3", "long4"]
+
+
+def test_newcomers_go_ahead_of_each_request_in_turns_once_per_other_listener(
+    clock: Clock, loop
+) -> None:
+    """Two long texts out of audio, two newcomers at once: both newcomers go first (each long
+    text has three other listeners in care); neither a listener with audio left nor a newcomer
+    is counted as overtaken."""
+    sched = Scheduler(max_queue=9)
+    a, b = long_texts(sched, loop, "a", "b")
+    serve(sched, clock, 1.0)
+    serve(sched, clock, 1.0)
+    clock.now += 0.5
+    assert a.runs_out_at < b.runs_out_at == clock.now  # `b` has just run out: it counts
+    first, second = make(loop, "first"), make(loop, "second")
+    for request in (first, second):
+        sched.admit(request)
+        sched.add_text(request, request.voice.name)
+    assert [serve(sched, clock, 1.0)[0] for _ in range(2)] == [first, second]
+    assert (a.overtaken, b.overtaken) == (2, 2)
+    assert [serve(sched, clock, 1.0)[0] for _ in range(2)] == [a, b]
+    assert (a.overtaken, b.overtaken, a.turn, b.turn) == (0, 0, 5, 6)
+    clock.now += 1.0
+    a.listener.heard(100.0, clock.now)
+    playing = make(loop, "playing")  # a newcomer whose listener still has audio
+    sched.admit(playing)
+    sched.add_text(playing, "p")
+    playing.listener.heard(100.0, clock.now)
+    third = make(loop, "third")
+    sched.admit(third)
+    sched.add_text(third, "t")
+    assert serve(sched, clock, 1.0) == (third, "t")
+    assert (a.overtaken, b.overtaken, playing.overtaken) == (0, 1, 0)
+
+
 def test_later_text_keeps_the_time_the_oldest_text_became_ready(clock: Clock, loop) -> None:
     sched = Scheduler(max_queue=5)
     request = make(loop)
@@ -182,6 +302,30 @@ def test_the_most_urgent_warm_piece_goes_and_warm_pieces_are_not_switches(
     cold.listener.heard(100.0, clock.now)
     # The engine has stayed 1.5 s since the switch (the warm piece did not restart that).
     assert next_text(sched, is_warm) == (newer, "n")
+
+
+def test_a_warm_piece_that_is_the_most_urgent_is_not_a_switch(clock: Clock, loop) -> None:
+    """The engine stays with `a` from its cold first piece on (3 s); its warm second piece
+    must not restart that stay, or `b` would get its switch 1.5 s after it."""
+    sched = Scheduler(max_queue=5, switch_after=1.5)
+    (a,) = long_texts(sched, loop, "a", pieces=3)
+    warmth = {"a": False, "b": False}
+
+    def is_warm(request: SpeechRequest) -> bool:
+        return warmth[request.voice.name]
+
+    assert next_text(sched, is_warm) == (a, "a0")  # nothing warm: a switch
+    clock.now = 103.0
+    sched.done(a)  # the switch took 3 s
+    warmth["a"] = True
+    assert next_text(sched, is_warm) == (a, "a1")  # the most urgent, and warm
+    clock.now = 104.0
+    sched.done(a)
+    b = make(loop, "b")
+    sched.admit(b)
+    sched.add_text(b, "b0")
+    clock.now = 105.6  # `b` starved 1.6 s; the engine stayed 2.6 s, less than the 3 s switch
+    assert next_text(sched, is_warm) == (a, "a2")
 
 
 def test_a_cold_piece_goes_at_once_when_nothing_warm_is_ready(clock: Clock, loop) -> None:

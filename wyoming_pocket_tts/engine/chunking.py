@@ -1,9 +1,14 @@
-"""Text cut into the pieces the engine speaks one at a time, the way pocket-tts cuts it.
+"""Text cut into the pieces the engine speaks one at a time: one sentence each.
 
-pocket-tts's `generate_audio_stream` cuts a text into sentences of at most 50 tokens, at
-`.!?` and then `,;:`; text with no punctuation to cut at stays whole, and one piece could hold the
-engine for minutes. So any piece still longer is cut again between words (and a single word
-longer than that, between characters). Tuning times generations through the same cut.
+The engine can only switch to another request between pieces, so a one-shot text is cut at every
+sentence, as a stream's sentences are (`SentenceSplitter`, which knows "e.g." and "z. B."), not
+into pocket-tts's groups of up to 50 tokens (about four sentences): an announcement then waits for
+one sentence of another reply, not four. pocket-tts generates each of its groups from a fresh copy
+of the voice state anyway, so the cost is one prompt pass per sentence (see `script/bench
+--pieces`). A sentence is then cut the way `generate_audio_stream` cuts it (at most 50 tokens, at
+`,;:`); text with no punctuation to cut at stays whole, and one piece could hold the engine for
+minutes. So any piece still longer is cut again between words (and a single word longer than
+that, between characters). Tuning times generations through the same cut.
 """
 
 from __future__ import annotations
@@ -12,25 +17,34 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
+from ..text.sentences import SentenceSplitter
+
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
     from pocket_tts.modules.text_conditioner import Tokenizer
 
 MAX_PIECE_TOKENS = 50
 """Longest piece the engine speaks at once: pocket-tts's own chunk size (`MAX_TOKEN_PER_CHUNK`),
-a sentence or about 4 s of speech."""
+a long sentence or about 4 s of speech."""
 
 
-def chunks(model: TTSModel, text: str) -> list[str]:
-    """`text` cut the way `generate_audio_stream` cuts it (sentences of at most 50 tokens), and
-    any longer piece (no punctuation to cut at) cut again between words."""
+def chunks(model: TTSModel, text: str, language: str = "en") -> list[str]:
+    """`text` cut into its sentences (in `language`), each cut the way `generate_audio_stream`
+    cuts a text (at most 50 tokens), and any longer piece (no punctuation to cut at) cut again
+    between words."""
+    splitter = SentenceSplitter(clean=False, language=language)
+    sentences = splitter.add(text) + splitter.finish()
+    return [piece for sentence in sentences for piece in _bounded(model, sentence)]
+
+
+def _bounded(model: TTSModel, sentence: str) -> list[str]:
     from pocket_tts.models.text_chunking import split_into_best_sentences
 
     tokenizer = model.flow_lm.conditioner.tokenizer
     try:
         chunks = split_into_best_sentences(
             tokenizer,
-            text,
+            sentence,
             MAX_PIECE_TOKENS,
             model.pad_with_spaces_for_short_inputs,
             remove_semicolons=model.remove_semicolons,

@@ -113,6 +113,10 @@ class SpeechRequest:
         """No more text will come."""
         self.running = False
         """The engine is speaking a piece of it right now."""
+        self.turn: int | None = None
+        """The engine's turn in which it last got a piece; None before its first (a newcomer)."""
+        self.overtaken = 0
+        """Newcomers served ahead of it while it was out of audio, since its last turn."""
         self.finished = False
         """Its output has ended (None was sent); nothing more happens to it."""
         self.audio_seconds = 0.0

@@ -1,11 +1,20 @@
-"""Which piece of speech the engine thread generates next: earliest run-out first.
+"""Which piece of speech the engine thread generates next: newcomers first, then in turns.
 
-The unit of work is a piece of text ready to speak: a sentence of a stream, or a bounded chunk of
-a longer text. After each piece the engine serves the ready request whose listener will run out of
-audio soonest: when the audio already made for it ends, played from its first chunk on. A request
-with no audio yet has run out since its text became ready, and among those the oldest goes
-first. So a fast engine builds a lead on a long reply and an announcement goes next, while a slow
-engine keeps every listener playing as long as it can. Within a request, order is kept.
+The unit of work is a piece of text ready to speak: one sentence (of a stream or of a one-shot
+text), or a bounded part of a longer one. After each piece the engine picks, in this order:
+
+1. a request whose listener is out of audio and that has had no piece yet (a *newcomer*): first
+   audio is what a person waits for; the one whose text became ready first goes first;
+2. the other requests whose listeners are out of audio, in turns, one piece each: the one served
+   longest ago goes first, so each keeps progressing and none waits for another's whole text;
+3. requests whose listeners still have audio: the one that runs out soonest (the audio already
+   made for it, played from its first chunk on).
+
+A fast engine builds a lead on a long reply (3) and an announcement goes next (1); an engine
+slower than real time leaves everyone out of audio and shares itself in turns (2): short gaps
+between sentences for everyone rather than one reply finished while another waits. Newcomers
+cannot starve a request in turns: once as many newcomers have gone ahead of it as there are
+other listeners in care, it goes before the next newcomer. Within a request, order is kept.
 
 Switches are costly: a piece whose model is not loaded, or whose voice state is not cached, is
 *cold*. A warm piece goes before a cold one unless the cold one has run out for more than
@@ -71,6 +80,7 @@ class Scheduler:
         self._lines: dict[Listener, deque[SpeechRequest]] = {}
         """Each listener's unfinished requests in order; only the first competes."""
         self._sequence = itertools.count()
+        self._turns = itertools.count(1)
         self._stopping = False
         self._stayed_since = 0.0
         """When the engine last switched to a cold piece."""
@@ -173,6 +183,7 @@ class Scheduler:
                 ]
                 if ready:
                     request, cold = self._choose(ready, is_warm)
+                    self._take_turn(request, ready)
                     request.running = True
                     self._running_cold = cold
                     self._running_since = time.monotonic()
@@ -202,10 +213,18 @@ class Scheduler:
     def _choose(
         self, ready: list[SpeechRequest], is_warm: Callable[[SpeechRequest], bool]
     ) -> tuple[SpeechRequest, bool]:
-        """Earliest run-out first, a warm piece before a cold one while switching may wait."""
+        """The most urgent request (see the module doc); a warm piece before a cold one while
+        switching may wait."""
+        now = time.monotonic()
+        others = len(self._lines) - 1
 
-        def urgency(request: SpeechRequest) -> tuple[float, int]:
-            return request.runs_out_at, request.sequence
+        def urgency(request: SpeechRequest) -> tuple[int, float, int]:
+            if request.runs_out_at > now:
+                return 3, request.runs_out_at, request.sequence
+            if request.turn is None:
+                return 1, request.ready_since, request.sequence
+            waited_a_round = request.overtaken >= others
+            return (0 if waited_a_round else 2), request.turn, request.sequence
 
         first = min(ready, key=urgency)
         if is_warm(first):
@@ -214,6 +233,17 @@ class Scheduler:
         if not warm or self._must_switch(first):
             return first, True
         return min(warm, key=urgency), False
+
+    def _take_turn(self, chosen: SpeechRequest, ready: list[SpeechRequest]) -> None:
+        """Count the turn; a newcomer's is counted against each request out of audio it
+        went ahead of."""
+        if chosen.turn is None:
+            now = time.monotonic()
+            for request in ready:
+                if request.turn is not None and request.runs_out_at <= now:
+                    request.overtaken += 1
+        chosen.turn = next(self._turns)
+        chosen.overtaken = 0
 
     def _must_switch(self, cold: SpeechRequest) -> bool:
         now = time.monotonic()

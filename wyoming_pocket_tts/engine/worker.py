@@ -3,9 +3,9 @@
 Loading models, encoding voices and generating audio all happen on this thread, so the asyncio
 loop stays free to answer `describe` and stream audio while a long synthesis runs. What it speaks
 next is the `Scheduler`'s choice, one piece of text at a time; a piece for a language whose model
-is not loaded yet loads it first, in turn. No piece is longer than `chunking.MAX_PIECE_TOKENS`,
-so one piece never holds the engine, or a listener's unread-audio bound, for more than a few
-seconds.
+is not loaded yet loads it first, in turn. A piece is one sentence, and no longer than
+`chunking.MAX_PIECE_TOKENS`, so one piece never holds the engine, or a listener's unread-audio
+bound, for more than a sentence.
 """
 
 from __future__ import annotations
@@ -153,7 +153,7 @@ class Engine:
             voice = self._voice(loaded, request, piece)
             if piece.prepare:
                 return []
-            texts = [piece.text] if piece.cut else chunks(loaded.model, piece.text)
+            texts = [piece.text] if piece.cut else chunks(loaded.model, piece.text, voice_spec.code)
             first, *rest = texts or [""]
             if first:
                 self._speak(loaded.model, voice, first, request, piece.rate)
