@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,12 +18,16 @@ from .model_factory import (
     write_voice_wav,
 )
 from .support import ServerProcess
-from .xdist_groups import add_quick_option, group_and_order
+from .xdist_groups import GroupScheduling, add_quick_option, group_and_order
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     group_and_order(config, items)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> GroupScheduling | None:
+    """`--dist loadgroup` (script/test) schedules by the groups of `tests/xdist_groups.py`."""
+    return GroupScheduling(config, log) if config.getvalue("dist") == "loadgroup" else None
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -1,16 +1,18 @@
 """How the suite spreads over the cores (pytest-xdist `--dist loadgroup`, see script/test), and
 which tests `--quick` leaves out.
 
-Every test runs in an xdist group, by default one per file, so that a module's shared server
-and models are set up once, on one worker. The tests named in `WHOLE_MACHINE` compare timings
-(or memory) measured while they run: they form one group, so no two of them run at the same
-time. Groups are handed out longest first (`LONGEST_FIRST`, measured with `--durations`), so no
-long file starts last while the other worker idles; the rest follow in collection order.
+Every test runs in an xdist group (`GroupScheduling`), by default one per file, so that a
+module's shared server and models are set up once, on one worker. The tests named in
+`TIMING_TESTS` compare timings (or memory) measured while they run: they form one group,
+`WHOLE_MACHINE`, so no two of them run at the same time. Groups are handed out in the order of
+`LONGEST_FIRST`, so no long file starts last while the other worker idles; the rest follow in
+collection order.
 """
 
 from __future__ import annotations
 
 import pytest
+from xdist.scheduler import LoadScopeScheduling
 
 WHOLE_MACHINE = "whole-machine"
 """The xdist group of the tests that compare timings or memory measured while they run."""
@@ -87,32 +89,39 @@ def add_quick_option(parser: pytest.Parser) -> None:
     )
 
 
-def _matches(item: pytest.Item, names: tuple[str, ...]) -> bool:
-    """Whether `item` is in a file of `names`, or is a test whose name starts as named."""
-    here = f"{item.path.name}::{item.name}"
-    return any(here.startswith(name if "::" in name else f"{name}::") for name in names)
+def _matches(nodeid: str, names: tuple[str, ...]) -> bool:
+    """Whether the test `nodeid` is in a file of `names`, or its name starts as named."""
+    path, _, name = nodeid.partition("::")
+    here = f"{path.rpartition('/')[2]}::{name}"
+    return any(here.startswith(entry if "::" in entry else f"{entry}::") for entry in names)
 
 
-def group_of(item: pytest.Item) -> str:
-    """The item's xdist group: its own mark's, `WHOLE_MACHINE`, or its file's name."""
-    mark = item.get_closest_marker("xdist_group")
-    if mark is not None:
-        return str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
-    return WHOLE_MACHINE if _matches(item, TIMING_TESTS) else item.path.name
+def group_of(nodeid: str) -> str:
+    """The xdist group of the test `nodeid`: `WHOLE_MACHINE`, or its file's name."""
+    if _matches(nodeid, TIMING_TESTS):
+        return WHOLE_MACHINE
+    return nodeid.partition("::")[0].rpartition("/")[2]
 
 
 def group_and_order(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Deselect what `--quick` leaves out, mark each item with its group, order the groups."""
+    """Deselect what `--quick` leaves out; order the groups (xdist hands them out in the
+    order the workers collected them, with `--no-loadscope-reorder`)."""
     if config.getoption("quick"):
-        skipped = [item for item in items if _matches(item, QUICK_SKIPS)]
+        skipped = [item for item in items if _matches(item.nodeid, QUICK_SKIPS)]
         if skipped:
             config.hook.pytest_deselected(items=skipped)
-            items[:] = [item for item in items if not _matches(item, QUICK_SKIPS)]
+            items[:] = [item for item in items if not _matches(item.nodeid, QUICK_SKIPS)]
     rank = {name: index for index, name in enumerate(LONGEST_FIRST)}
-    groups = {}
-    for item in items:
-        groups[item] = group_of(item)
-        if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(groups[item]))
-    order = {item: index for index, item in enumerate(items)}
-    items.sort(key=lambda item: (rank.get(groups[item], len(rank)), order[item]))
+    order = {item.nodeid: index for index, item in enumerate(items)}
+    items.sort(key=lambda item: (rank.get(group_of(item.nodeid), len(rank)), order[item.nodeid]))
+
+
+class GroupScheduling(LoadScopeScheduling):
+    """xdist's `loadscope` scheduling with `group_of` as the scope: each group runs on one
+    worker, and a worker takes the next group when it is almost done with its own.
+
+    (xdist's own `loadgroup` reads `xdist_group` marks into node ids, which pytest 9.2 no
+    longer lets a plugin rewrite, so the groups are computed here from the ids.)"""
+
+    def _split_scope(self, nodeid: str) -> str:
+        return group_of(nodeid)
