@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 BENCH_TIMEOUT = 600
-"""The bench's own bound; pytest's (120 s by default) must not cut it short."""
+"""The bench's own bound; pytest's (240 s by default, pyproject.toml) must not cut it short."""
 
 RUN_FIGURES = {
     *(f"{name}_{stat}" for name in ("ttfa", "rtf") for stat in ("median", "min", "max")),
