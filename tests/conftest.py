@@ -1,14 +1,51 @@
-"""Shared fixtures: tiny random Pocket-TTS models, synthetic voices, and a running server."""
+"""Shared fixtures: tiny random Pocket-TTS models, synthetic voices, and a running server;
+and how the suite spreads over the cores (pytest-xdist, see `xdist_groups`)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from .model_factory import TinyModel, build_tiny_model, write_voice_wav
+from .model_factory import (
+    CACHE_ENV,
+    DEFAULT_CACHE_NAME,
+    TinyModel,
+    build_tiny_model,
+    write_voice_wav,
+)
 from .support import ServerProcess
+from .xdist_groups import GroupScheduling, add_quick_option, group_and_order
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    group_and_order(config, items)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> GroupScheduling | None:
+    """`--dist loadgroup` (script/test) schedules by the groups of `tests/xdist_groups.py`."""
+    return GroupScheduling(config, log) if config.getvalue("dist") == "loadgroup" else None
+
+
+@pytest.fixture(scope="session", autouse=True)
+def shared_model_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One model-factory cache for the whole run: each tokenizer and set of random weights is
+    built once, also across xdist workers (their base folders share a parent), and then only
+    copied. `basetemp/.model_factory_cache`, where tests that name a cache look, is that one."""
+    base = tmp_path_factory.getbasetemp()
+    folder = base / DEFAULT_CACHE_NAME
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = base.parent / DEFAULT_CACHE_NAME
+        shared.mkdir(exist_ok=True)
+        if not folder.exists():
+            folder.symlink_to(shared, target_is_directory=True)
+    folder.mkdir(exist_ok=True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(CACHE_ENV, str(folder))
+        yield folder
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -76,6 +113,7 @@ def endless_server(
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    add_quick_option(parser)
     parser.addoption(
         "--soak-requests",
         type=int,

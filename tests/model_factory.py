@@ -17,13 +17,15 @@ it runs to the maximum length. `expected_frames` predicts both. The latent scale
 the config samples at temperature 0, so tests can compare audio by content.
 
 The expensive parts (tokenizer training, weights, voice states) are cached on disk, by
-default in `.model_factory_cache` next to the folder being built, so a pytest session that
-builds many models under `tmp_path` trains and initialises each of them once.
+default in `$MODEL_FACTORY_CACHE` (tests/conftest.py points it at one folder for the whole
+pytest run, shared by its xdist workers) or else in `.model_factory_cache` next to the folder
+being built, so a session that builds many models trains and initialises each of them once.
 """
 
 from __future__ import annotations
 
 import copy
+import fcntl
 import functools
 import hashlib
 import json
@@ -99,6 +101,9 @@ MIN_FRAMES_BEFORE_EOS = 6
 
 DEFAULT_CACHE_NAME = ".model_factory_cache"
 
+CACHE_ENV = "MODEL_FACTORY_CACHE"
+"""Environment variable naming the cache of builds that pass no `cache_dir`."""
+
 _CACHE_VERSION = 2
 _SPEAKER_PROJ_STD = 0.02
 _LATENT_STD = 10.0
@@ -164,7 +169,7 @@ def build_tiny_model(
     """
     name = shape_config(size)
     root.mkdir(parents=True, exist_ok=True)
-    cache = cache_dir or root.parent / DEFAULT_CACHE_NAME
+    cache = cache_dir or default_cache(root.parent)
     packaged = packaged_config(name)
     for section, layers in FEWER_LAYERS.get(size, {}).items():
         first, second = section.split(".")
@@ -235,7 +240,7 @@ def build_hf_cache(
     to the repo without voice cloning (pocket-tts then falls back and disables cloning).
     `voices` must be names pocket-tts knows as built-in voices (`alba`, `marius`, ...).
     """
-    cache = cache_dir or hf_home.parent / DEFAULT_CACHE_NAME
+    cache = cache_dir or default_cache(hf_home.parent)
     hub = hf_home / "hub"
     packaged = packaged_config(language)
     table = packaged["flow_lm"]["lookup_table"]
@@ -555,11 +560,27 @@ def _export_state(state: dict[str, Any], path: Path) -> None:
     export_model_state(state, path)
 
 
+def default_cache(folder: Path) -> Path:
+    """The cache of a build that names none: `$MODEL_FACTORY_CACHE`, else one in `folder`."""
+    return Path(os.environ.get(CACHE_ENV) or folder / DEFAULT_CACHE_NAME)
+
+
 def _cached(path: Path, build: Callable[[Path], object]) -> Path:
-    """Return `path`, first building it atomically (temp file, then rename) if missing."""
+    """Return `path`, first building it atomically (temp file, then rename) if missing.
+
+    A lock file beside it makes concurrent builders (xdist workers sharing one cache) wait for
+    the first one instead of building the same file again."""
     if path.exists():
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
+    with (path.parent / f".{path.name}.lock").open("wb") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not path.exists():
+            _build_atomically(path, build)
+    return path
+
+
+def _build_atomically(path: Path, build: Callable[[Path], object]) -> None:
     descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     os.close(descriptor)
     try:
@@ -569,7 +590,6 @@ def _cached(path: Path, build: Callable[[Path], object]) -> Path:
     finally:
         Path(temporary).unlink(missing_ok=True)
     logger.debug("Cached %s", path)
-    return path
 
 
 def _install(source: Path, destination: Path, link: bool) -> Path:

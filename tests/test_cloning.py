@@ -110,6 +110,8 @@ def same_voice(a: np.ndarray, b: np.ndarray) -> bool:
 def test_cloned_voices_are_refused_without_the_cloning_weights(
     household: Household, without_cloning: dict[str, str], tmp_path: Path
 ) -> None:
+    """Four server starts (tens of seconds): each voice's first request is compared on a freshly
+    started, seeded server, where no earlier request could have loaded or saved a state."""
     reference = first_request(household, without_cloning, "alba", tmp_path)
     assert reference.samples.size and not reference.errors
     assert "Voice cloning (en): NOT available" in reference.log
@@ -149,6 +151,7 @@ def test_cloned_voices_are_refused_without_the_cloning_weights(
 def test_cloned_voices_encode_with_the_cloning_weights(
     household: Household, with_cloning: dict[str, str], tmp_path: Path
 ) -> None:
+    """Three server starts (tens of seconds), for the reason the test above gives."""
     reference = first_request(household, with_cloning, "alba", tmp_path)
     cloned = first_request(household, with_cloning, "me", tmp_path)
     assert "Voice cloning (en): available" in reference.log
