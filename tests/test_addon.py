@@ -801,7 +801,8 @@ def test_addon_with_default_options_finds_them_and_serves_the_default_voice(
     this test's folder in the server's process) and the hub (an offline cache holding a tiny
     random model under the real file names). The language is the tiny packaged model, not
     config.yaml's `english`, whose full-size weights would take minutes to build; `--uri` is
-    added so that the server listens on 127.0.0.1 and a port of its own.
+    added, and the HTTP side's address changed, so that the server listens on 127.0.0.1 and
+    ports of its own.
     """
     config = load_yaml("config.yaml")
     options = dict(config["options"])
@@ -816,7 +817,8 @@ def test_addon_with_default_options_finds_them_and_serves_the_default_voice(
     build_hf_cache(data / "huggingface", language="english_2m_2026-10", voices=("alba",))
     prelude = (
         "from pathlib import Path\nimport wyoming_pocket_tts.addon as addon\n"
-        f"addon.OPTIONS_FILE = Path({str(options_file)!r})"
+        f"addon.OPTIONS_FILE = Path({str(options_file)!r})\n"
+        "addon.ADDON_HTTP_PORT, addon.ADDON_HTTP_HOST = 0, '127.0.0.1'"
     )
     env: dict[str, str | None] = {"HF_HOME": None}  # the add-on's own default must find it
     server = ServerProcess(

@@ -47,6 +47,7 @@ OPTIONS_FILE = Path("/data/options.json")
 DATA_DIR = Path("/data")
 ADDON_URI = "tcp://0.0.0.0:10200"
 ADDON_HTTP_PORT = 10201
+ADDON_HTTP_HOST = "0.0.0.0"
 """The HTTP side's port inside the container: config.yaml's `ingress_port`, so always served
 (mapped to a host port only if the user gives one)."""
 PROG = "wyoming-pocket-tts add-on"
@@ -87,7 +88,7 @@ def _none(value: Any) -> list[str]:
 def _http_api(value: Any) -> list[str]:
     """The HTTP port is always served: it is the studio's ingress port. With the API off, it
     answers only the ingress proxy."""
-    listen = ["--http-port", str(ADDON_HTTP_PORT), "--http-host", "0.0.0.0"]
+    listen = ["--http-port", str(ADDON_HTTP_PORT), "--http-host", ADDON_HTTP_HOST]
     return [*listen, "--ingress-proxy", INGRESS_PROXY, *([] if value else ["--http-ingress-only"])]
 
 
