@@ -689,6 +689,14 @@ def test_clean_up_keeps_what_numbers_read() -> None:
     assert prepare_for_speech("**It is 5 °C.**", "en", clean=False) == "**It is 5 °C.**"
 
 
+def test_comparison_signs_are_words_only_before_a_number() -> None:
+    """ "<", ">" and "~" between words are not comparisons; "<=" before a number is "≤"."""
+    assert speak_numbers("if a < b and x > y, ~ok", "en") == "if a < b and x > y, ~ok"
+    assert speak_numbers("a<=3, b >= -2, c != 0", "en") == (
+        "a at most three, b at least minus two, c not equal to zero"
+    )
+
+
 # Properties.
 
 _FRAGMENTS = [
@@ -701,6 +709,7 @@ _FRAGMENTS = [
     "‰", "§", "¥", "±", "min", "1 h 30 min", "/kWh", "€/kWh", "per", "pro", "le", "LH 1234",
     "2026.11.3", "1/2 Liter", "9–17 Uhr", "24h/24", "7j/7", "612 345 678", "20:30 h", "14h30",
     "up", "+3.5%", "stand", "3-1", "2° piano", "al", "1.º", "piso", "Nachricht", "neue", "una",
+    "≈", "≥", "≤", "≠", "<", ">", "~", ">=", "<=", "!=",
 ]  # fmt: skip
 _LANGUAGE = st.sampled_from(sorted(LANGUAGES))
 _NUMERIC_TEXT = st.one_of(
@@ -710,7 +719,7 @@ _NUMERIC_TEXT = st.one_of(
     st.text(max_size=40),
 )
 _DIGIT = re.compile("[0-9]")
-_SIGN = re.compile("[%‰€$£¥°℃℉±§\u2212]")
+_SIGN = re.compile("[%‰€$£¥°℃℉±§≈≥≤≠\u2212]")
 """Signs that are always said in words."""
 
 

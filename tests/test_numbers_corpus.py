@@ -11,9 +11,12 @@ national phone numbers, signs, units alone, flight and version codes and scores.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from wyoming_pocket_tts.text.numbers import speak_numbers
+from wyoming_pocket_tts.text.speech import prepare_for_speech
 
 EN = [
     ("You have 1 new message.", "You have one new message."),
@@ -534,3 +537,140 @@ def test_each_language_has_fifty_sentences() -> None:
 )
 def test_said_as_a_native_speaker_says_it(language: str, text: str, expected: str) -> None:
     assert speak_numbers(text, language) == expected
+
+
+Reading = tuple[str, tuple[str, ...], tuple[str, ...]]
+"""A sentence, words its native reading must contain, and words it must not (issue 37).
+
+These go through `prepare_for_speech`, as the server does: the clean-up before the numbers must
+keep the signs they read."""
+
+SIGNS: dict[str, list[Reading]] = {
+    "en": [
+        ("Alert when CO2 ≥ 1000 ppm.", ("at least one thousand parts",), ("≥",)),
+        ("The freezer must stay < -18 °C.", ("less than minus eighteen degrees",), ("<",)),
+        (
+            "Charging takes ~2 h and uses ≈ 7.4 kWh.",
+            ("about two hours", "approximately seven point four kilowatt-hours"),
+            ("~", "≈"),
+        ),
+        (
+            "Gusts > 50 km/h, rain ≤ 2 mm, error code ≠ 0.",
+            ("more than fifty", "at most two millimeters", "not equal to zero"),
+            (">", "≤", "≠"),
+        ),
+    ],
+    "de": [
+        ("Lüften, wenn die Luftfeuchte ≥ 60 % ist.", ("mindestens sechzig Prozent",), ("≥",)),
+        ("Bei Temperaturen < 3 °C droht Glätte.", ("weniger als drei Grad",), ("<",)),
+        (
+            "Der Trockner braucht ~2 h und ≈ 1,8 kWh.",
+            ("etwa zwei Stunden", "ungefähr eins Komma acht"),
+            ("~", "≈"),
+        ),
+        (
+            "Böen > 60 km/h, Regen ≤ 2 mm, Status ≠ 0.",
+            ("mehr als sechzig", "höchstens zwei Millimeter", "ungleich null"),
+            (">", "≤", "≠"),
+        ),
+    ],
+    "fr": [
+        ("Alerte si l'humidité ≥ 70 %.", ("au moins soixante-dix pour cent",), ("≥",)),
+        ("Gel possible si la température < 2 °C.", ("moins de deux degrés",), ("<",)),
+        (
+            "La recharge dure ~3 h pour ≈ 11 kWh.",
+            ("environ trois heures", "environ onze kilowattheures"),
+            ("~", "≈"),
+        ),
+        (
+            "Rafales > 60 km/h, pluie ≤ 2 mm, code ≠ 0.",
+            ("plus de soixante", "au plus deux millimètres", "différent de zéro"),
+            (">", "≤", "≠"),
+        ),
+    ],
+    "es": [
+        ("Avisar si la humedad ≥ 65 %.", ("al menos sesenta y cinco por ciento",), ("≥",)),
+        ("Riesgo de helada con < 1 °C.", ("menos de un grado",), ("<",)),
+        (
+            "La lavadora tarda ~2 h y gasta ≈ 0,9 kWh.",
+            ("alrededor de dos horas", "aproximadamente cero coma nueve"),
+            ("~", "≈"),
+        ),
+        (
+            "Rachas > 60 km/h, lluvia ≤ 2 mm, código ≠ 0.",
+            ("más de sesenta", "como máximo dos milímetros", "distinto de cero"),
+            (">", "≤", "≠"),
+        ),
+    ],
+    "it": [
+        ("Avvisami se l'umidità ≥ 70 %.", ("almeno settanta per cento",), ("≥",)),
+        ("Ghiaccio possibile con < 2 °C.", ("meno di due gradi",), ("<",)),
+        (
+            "La ricarica dura ~4 h e consuma ≈ 9 kWh.",
+            ("circa quattro ore", "circa nove chilowattora"),
+            ("~", "≈"),
+        ),
+        (
+            "Raffiche > 60 km/h, pioggia ≤ 2 mm, codice ≠ 0.",
+            ("più di sessanta", "al massimo due millimetri", "diverso da zero"),
+            (">", "≤", "≠"),
+        ),
+    ],
+    "pt": [
+        ("Avisar se a humidade ≥ 70 %.", ("pelo menos setenta por cento",), ("≥",)),
+        ("Risco de geada com < 2 °C.", ("menos de dois graus",), ("<",)),
+        (
+            "O carregamento demora ~3 h e gasta ≈ 7 kWh.",
+            ("cerca de três horas", "aproximadamente sete quilowatts-hora"),
+            ("~", "≈"),
+        ),
+        (
+            "Rajadas > 60 km/h, chuva ≤ 2 mm, código ≠ 0.",
+            ("mais de sessenta", "no máximo dois milímetros", "diferente de zero"),
+            (">", "≤", "≠"),
+        ),
+    ],
+    "nl": [
+        ("Waarschuw als de luchtvochtigheid ≥ 70 % is.", ("minstens zeventig procent",), ("≥",)),
+        ("Kans op gladheid bij < 1 °C.", ("minder dan één graad",), ("<",)),
+        (
+            "Opladen duurt ~3 h en kost ≈ 11 kWh.",
+            ("ongeveer drie uur", "ongeveer elf kilowattuur"),
+            ("~", "≈"),
+        ),
+        (
+            "Windstoten > 60 km/h, regen ≤ 2 mm, code ≠ 0.",
+            ("meer dan zestig", "hoogstens twee millimeter", "ongelijk aan nul"),
+            (">", "≤", "≠"),
+        ),
+    ],
+}
+"""Comparison and approximation signs in words."""
+
+GROUPS: dict[str, dict[str, list[Reading]]] = {"signs": SIGNS}
+
+
+def test_each_group_has_three_sentences_per_language() -> None:
+    assert {
+        (group, language): len(readings.get(language, [])) >= 3
+        for group, readings in GROUPS.items()
+        for language in CORPUS
+    } == dict.fromkeys(((group, language) for group in GROUPS for language in CORPUS), True)
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "must", "must_not"),
+    [
+        pytest.param(language, text, must, must_not, id=f"{group}:{language}:{text}")
+        for group, readings in GROUPS.items()
+        for language, cases in readings.items()
+        for text, must, must_not in cases
+    ],
+)
+def test_read_in_context(
+    language: str, text: str, must: tuple[str, ...], must_not: tuple[str, ...]
+) -> None:
+    spoken = prepare_for_speech(text, language)
+    missing = [words for words in must if words not in spoken]
+    wrong = [words for words in must_not if words in spoken]
+    assert (missing, wrong, re.findall("[0-9]", spoken)) == ([], [], []), spoken

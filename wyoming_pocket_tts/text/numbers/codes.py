@@ -84,12 +84,33 @@ def flight(c: Context) -> Pass:
     return c.compile(pattern, read)
 
 
+NUMBER_SIGNS = "<>~"
+"""Signs that are words only before a number ("< 5 °C", "~3 h"); elsewhere they are text."""
+ASCII_SIGNS = {"<=": "≤", ">=": "≥", "!=": "≠", "=<": "≤", "=>": "≥"}
+
+
 def symbol_word(c: Context) -> Pass | None:
-    """ "±", "§": signs said as words wherever they stand."""
-    signs = c.language.symbol_words
+    """ "±", "§", "≈", "≥", "≤", "≠": signs said as words wherever they stand."""
+    words = c.language.symbol_words
+    signs = {sign: word for sign, word in words.items() if sign not in NUMBER_SIGNS}
     if not signs:
         return None
     return c.compile(f"[{''.join(signs)}]", lambda match: place(match, signs[match.group()]))
+
+
+def comparison(c: Context) -> Pass | None:
+    """ "< 5 °C", "> 30 km/h", "~3 h", ">= 75 %": a comparison sign is a word before a number."""
+    signs = c.language.symbol_words
+    if not all(sign in signs for sign in NUMBER_SIGNS):
+        return None
+    written = alternation([*ASCII_SIGNS, *NUMBER_SIGNS])
+    pattern = rf"(?=[{NUMBER_SIGNS}!=])(?<![<>=!~])({written})(?={SPACE}[-+\u2212]?[0-9])"
+
+    def read(match: re.Match[str]) -> str:
+        sign = match.group(1)
+        return place(match, signs[ASCII_SIGNS.get(sign, sign)])
+
+    return c.compile(pattern, read)
 
 
 def dotted(c: Context) -> Pass:

@@ -256,7 +256,17 @@ LANGUAGE = Language(
     },
     ordinal_dot_default="r",
     clock_words=("Uhr",),
-    symbol_words={"±": "plus minus", "§": "Paragraf"},
+    symbol_words={
+        "±": "plus minus",
+        "§": "Paragraf",
+        "≈": "ungefähr",
+        "~": "etwa",
+        "≥": "mindestens",
+        "≤": "höchstens",
+        ">": "mehr als",
+        "<": "weniger als",
+        "≠": "ungleich",
+    },
     per_word="pro",
     unit_cues=frozenset(["pro", "je", "die", "der", "das"]),
     sign_cues={

@@ -187,7 +187,17 @@ LANGUAGE = Language(
     fraction_rule="ordinal+s",
     mixed_one="a",
     decades=True,
-    symbol_words={"±": "plus or minus", "§": "section"},
+    symbol_words={
+        "±": "plus or minus",
+        "§": "section",
+        "≈": "approximately",
+        "~": "about",
+        "≥": "at least",
+        "≤": "at most",
+        ">": "more than",
+        "<": "less than",
+        "≠": "not equal to",
+    },
     per_word="per",
     unit_cues=frozenset(["per", "a", "an", "each"]),
     sign_cues={

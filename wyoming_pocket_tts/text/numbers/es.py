@@ -190,7 +190,17 @@ LANGUAGE = Language(
     fraction_rule="ordinal+s",
     space_groups=True,
     hour_letter="glued",
-    symbol_words={"±": "más o menos", "§": "párrafo"},
+    symbol_words={
+        "±": "más o menos",
+        "§": "párrafo",
+        "≈": "aproximadamente",
+        "~": "alrededor de",
+        "≥": "al menos",
+        "≤": "como máximo",
+        ">": "más de",
+        "<": "menos de",
+        "≠": "distinto de",
+    },
     per_word="por",
     unit_cues=frozenset(["por", "el", "cada"]),
     sign_cues={

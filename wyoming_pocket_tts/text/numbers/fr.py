@@ -210,7 +210,17 @@ LANGUAGE = Language(
     cycles={"h": "heures", "j": "jours"},
     cycle_word="sur",
     pair_phone_groups=True,
-    symbol_words={"±": "plus ou moins", "§": "paragraphe"},
+    symbol_words={
+        "±": "plus ou moins",
+        "§": "paragraphe",
+        "≈": "environ",
+        "~": "environ",
+        "≥": "au moins",
+        "≤": "au plus",
+        ">": "plus de",
+        "<": "moins de",
+        "≠": "différent de",
+    },
     per_word="par",
     unit_cues=frozenset(["par", "le", "la", "du", "chaque"]),
     sign_cues={

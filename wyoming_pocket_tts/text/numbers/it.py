@@ -208,7 +208,17 @@ LANGUAGE = Language(
         (r"\bun (?=s[^aeiouàèéìòù\s]|z|gn|ps|x)", "uno "),  # "uno studio", "uno zaino"
         (r"\b([mM])ezza ora\b", r"\1ezz'ora"),
     ),
-    symbol_words={"±": "più o meno", "§": "paragrafo"},
+    symbol_words={
+        "±": "più o meno",
+        "§": "paragrafo",
+        "≈": "circa",
+        "~": "circa",
+        "≥": "almeno",
+        "≤": "al massimo",
+        ">": "più di",
+        "<": "meno di",
+        "≠": "diverso da",
+    },
     per_word="al",
     unit_cues=frozenset(["al", "per", "il", "ogni"]),
     sign_cues={

@@ -270,7 +270,17 @@ LANGUAGE = Language(
     fractions={2: Noun("half", "halve", N), 4: Noun("kwart", "kwart", "n")},
     fraction_rule="ordinal",
     clock_words=("uur",),
-    symbol_words={"±": "plus of min", "§": "paragraaf"},
+    symbol_words={
+        "±": "plus of min",
+        "§": "paragraaf",
+        "≈": "ongeveer",
+        "~": "ongeveer",
+        "≥": "minstens",
+        "≤": "hoogstens",
+        ">": "meer dan",
+        "<": "minder dan",
+        "≠": "ongelijk aan",
+    },
     per_word="per",
     unit_cues=frozenset(["per", "de", "het"]),
     sign_cues={

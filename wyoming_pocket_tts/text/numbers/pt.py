@@ -186,7 +186,17 @@ LANGUAGE = Language(
     fraction_rule="ordinal+s",
     space_groups=True,
     hour_letter="glued",
-    symbol_words={"±": "mais ou menos", "§": "parágrafo"},
+    symbol_words={
+        "±": "mais ou menos",
+        "§": "parágrafo",
+        "≈": "aproximadamente",
+        "~": "cerca de",
+        "≥": "pelo menos",
+        "≤": "no máximo",
+        ">": "mais de",
+        "<": "menos de",
+        "≠": "diferente de",
+    },
     per_word="por",
     unit_cues=frozenset(["por", "o", "cada"]),
     sign_cues={
