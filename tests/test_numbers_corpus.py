@@ -647,7 +647,130 @@ SIGNS: dict[str, list[Reading]] = {
 }
 """Comparison and approximation signs in words."""
 
-GROUPS: dict[str, dict[str, list[Reading]]] = {"signs": SIGNS}
+UNITS_PER: dict[str, list[Reading]] = {
+    "en": [
+        (
+            "Our EV averaged 17.5 kWh/100 km on the highway.",
+            ("kilowatt-hours per hundred kilometers",),
+            ("kWh", "/"),
+        ),
+        (
+            "The old van burned 9 l/100 km, the new one does 21 km/l.",
+            ("nine liters per hundred kilometers", "twenty-one kilometers per liter"),
+            ("km", " l/", "one hundred"),
+        ),
+        (
+            "This house needs 65 kWh/m² a year.",
+            ("sixty-five kilowatt-hours per square meter",),
+            ("kWh", "m²"),
+        ),
+    ],
+    "de": [
+        (
+            "Der Verbrauch lag bei 18,3 kWh/100 km.",
+            ("Kilowattstunden pro hundert Kilometer",),
+            ("kWh", "einhundert"),
+        ),
+        (
+            "Der Diesel braucht 5,9 l/100 km, also fast 17 km/l.",
+            ("fünf Komma neun Liter pro hundert Kilometer", "siebzehn Kilometer pro Liter"),
+            ("km", " l/"),
+        ),
+        (
+            "Die Wärmepumpe braucht 55 kWh/m² und läuft 6 h/Tag.",
+            ("Kilowattstunden pro Quadratmeter", "sechs Stunden pro Tag"),
+            ("kWh", "/"),
+        ),
+    ],
+    "fr": [
+        (
+            "La voiture consomme 16,8 kWh/100 km en ville.",
+            ("kilowattheures aux cent kilomètres",),
+            ("kWh", "/"),
+        ),
+        (
+            "Le break fait 6,2 l/100 km, soit 16 km/l.",
+            ("six virgule deux litres aux cent kilomètres", "seize kilomètres par litre"),
+            ("km", " l/"),
+        ),
+        (
+            "La maison consomme 70 kWh/m² et la pompe tourne 5 h/jour.",
+            ("soixante-dix kilowattheures par mètre carré", "cinq heures par jour"),
+            ("kWh", "/"),
+        ),
+    ],
+    "es": [
+        (
+            "El coche gasta 15,9 kWh/100 km en ciudad.",
+            ("kilovatios hora por cada cien kilómetros",),
+            ("kWh", "/"),
+        ),
+        (
+            "La furgoneta consume 8,5 l/100 km, unos 12 km/l.",
+            ("ocho coma cinco litros por cada cien kilómetros", "doce kilómetros por litro"),
+            ("km", " l/"),
+        ),
+        (
+            "La vivienda necesita 60 kWh/m² y la bomba funciona 4 h/día.",
+            ("sesenta kilovatios hora por metro cuadrado", "cuatro horas por día"),
+            ("kWh", "/"),
+        ),
+    ],
+    "it": [
+        (
+            "L'auto consuma 14,7 kWh/100 km in città.",
+            ("chilowattora ogni cento chilometri",),
+            ("kWh", "/"),
+        ),
+        (
+            "Il furgone fa 7,8 l/100 km, cioè 13 km/l.",
+            ("sette virgola otto litri ogni cento chilometri", "tredici chilometri al litro"),
+            ("km", " l/"),
+        ),
+        (
+            "La casa richiede 50 kWh/m², la pompa va 3 h/giorno e costa 2 €/h.",
+            ("cinquanta chilowattora al metro quadrato", "tre ore al giorno", "due euro all'ora"),
+            ("kWh", "/", "al ora"),
+        ),
+    ],
+    "pt": [
+        (
+            "O carro gasta 16,1 kWh/100 km na cidade.",
+            ("aos cem quilómetros",),
+            ("kWh", "/"),
+        ),
+        (
+            "A carrinha consome 7,4 l/100 km, uns 14 km/l.",
+            ("sete vírgula quatro litros aos cem quilómetros", "catorze quilómetros por litro"),
+            ("km", " l/"),
+        ),
+        (
+            "A casa precisa de 58 kWh/m² e a bomba trabalha 5 h/dia.",
+            ("quilowatts-hora por metro quadrado", "cinco horas por dia"),
+            ("kWh", "/"),
+        ),
+    ],
+    "nl": [
+        (
+            "De auto verbruikt 17,2 kWh/100 km op de snelweg.",
+            ("kilowattuur per honderd kilometer",),
+            ("kWh", "/"),
+        ),
+        (
+            "De bus rijdt 8,3 l/100 km of 12 km/l.",
+            ("acht komma drie liter per honderd kilometer", "twaalf kilometer per liter"),
+            ("km", " l/"),
+        ),
+        (
+            "Het huis verbruikt 48 kWh/m² en de pomp draait 7 h/dag.",
+            ("achtenveertig kilowattuur per vierkante meter", "zeven uur per dag"),
+            ("kWh", "/"),
+        ),
+    ],
+}
+"""Units with a slash: "per" in each language's words ("aux cent", "ogni cento", "all'ora")."""
+
+GROUPS: dict[str, dict[str, list[Reading]]] = {"signs": SIGNS, "units per": UNITS_PER}
 
 
 def test_each_group_has_three_sentences_per_language() -> None:

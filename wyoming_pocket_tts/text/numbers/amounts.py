@@ -64,6 +64,32 @@ def money_after(c: Context) -> Pass:
     )
 
 
+def per_unit(c: Context) -> Pass:
+    """ "15 kWh/100 km", "6,5 l/100 km", "45 kWh/m²", "18 km/l", "30 kWh/Monat": "/" is "per".
+
+    A pair that is one unit of the tables ("km/h", "m³/h") is left to `with_unit`."""
+    lang, words = c.language, c.words
+    units = alternation(c.units)
+    count_fixes = compile_fixes(lang.per_count_fixes)
+    pattern = (
+        rf"({c.signed}){SPACE}({units})/{SPACE}(?:({c.num}){SPACE})?"
+        rf"({units}|[^\W\d_]{{2,}})(?![^\W\d_]|[0-9²³/])"
+    )
+
+    def read(match: re.Match[str]) -> str:
+        first, count, second = match.group(2), match.group(3), match.group(4)
+        if not count and f"{first}/{second}" in c.units:
+            return match.group()
+        spoken = words.counted(words.parse(match.group(1)), c.units[first], c.case(match))
+        noun = c.units.get(second) or Noun(second, second)
+        if count:
+            counted = apply_fixes(words.counted(words.parse(count), noun), count_fixes)
+            return place(match, f"{spoken} {lang.per_count_word or lang.per_word} {counted}")
+        return place(match, f"{spoken} {lang.per_word} {noun.singular}")
+
+    return c.compile(pattern, read)
+
+
 def with_unit(c: Context) -> Pass:
     """ "21.5 °C", "1 kWh", "5-10 °C": the unit agrees with the number (and the range's end)."""
     pattern = (

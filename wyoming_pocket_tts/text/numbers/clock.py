@@ -110,7 +110,7 @@ def hour_letter(c: Context) -> Pass | None:
     if not kind:
         return None
     space = " ?" if kind == "spaced" else ""
-    pattern = rf"(?=[0-9])(?<![0-9.,:/])([0-9]{{1,2}}){space}h{space}([0-5][0-9])?(?![\w])"
+    pattern = rf"(?=[0-9])(?<![0-9.,:/])([0-9]{{1,2}}){space}h{space}([0-5][0-9])?(?![\w/])"
     return c.compile(pattern, lambda match: _hour_and_minute(c, match))
 
 

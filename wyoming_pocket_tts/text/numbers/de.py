@@ -268,6 +268,7 @@ LANGUAGE = Language(
         "≠": "ungleich",
     },
     per_word="pro",
+    per_count_fixes=((r"^ein(?=hundert|tausend)", ""),),
     unit_cues=frozenset(["pro", "je", "die", "der", "das"]),
     sign_cues={
         "um": "+",

@@ -199,6 +199,7 @@ LANGUAGE = Language(
         "≠": "not equal to",
     },
     per_word="per",
+    per_count_fixes=((r"^one (?=hundred|thousand)", ""),),
     unit_cues=frozenset(["per", "a", "an", "each"]),
     sign_cues={
         "up": "+",

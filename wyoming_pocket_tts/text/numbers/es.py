@@ -202,6 +202,7 @@ LANGUAGE = Language(
         "≠": "distinto de",
     },
     per_word="por",
+    per_count_word="por cada",
     unit_cues=frozenset(["por", "el", "cada"]),
     sign_cues={
         "subió": "+",

@@ -222,6 +222,7 @@ LANGUAGE = Language(
         "≠": "différent de",
     },
     per_word="par",
+    per_count_word="aux",
     unit_cues=frozenset(["par", "le", "la", "du", "chaque"]),
     sign_cues={
         "hausse": "+",

@@ -207,6 +207,7 @@ LANGUAGE = Language(
         ),
         (r"\bun (?=s[^aeiouàèéìòù\s]|z|gn|ps|x)", "uno "),  # "uno studio", "uno zaino"
         (r"\b([mM])ezza ora\b", r"\1ezz'ora"),
+        (r"\bal (?=[aeiouàèéìòù])", "all'"),  # "2 €/h": "due euro all'ora"
     ),
     symbol_words={
         "±": "più o meno",
@@ -220,6 +221,7 @@ LANGUAGE = Language(
         "≠": "diverso da",
     },
     per_word="al",
+    per_count_word="ogni",
     unit_cues=frozenset(["al", "per", "il", "ogni"]),
     sign_cues={
         "aumento": "+",

@@ -198,6 +198,7 @@ LANGUAGE = Language(
         "≠": "diferente de",
     },
     per_word="por",
+    per_count_word="aos",
     unit_cues=frozenset(["por", "o", "cada"]),
     sign_cues={
         "subiu": "+",

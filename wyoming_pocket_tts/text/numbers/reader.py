@@ -40,6 +40,7 @@ PASSES: tuple[Callable[[Context], Pass | None], ...] = (
     amounts.money_after,
     codes.dotted,  # "2.13.0" before units: "2.13.0 m" is a version, not metres
     dates.decade,
+    amounts.per_unit,  # "6,5 l/100 km" before `with_unit` reads "100 km" alone
     amounts.with_unit,
     plain.ordinal,
     plain.ordinal_dot,

@@ -200,6 +200,10 @@ class Language:
     """Signs read as words wherever they stand: "±", "§"."""
     per_word: str = ""
     """Said for the "/" of "€/kWh"."""
+    per_count_word: str = ""
+    """Said for the "/" of "l/100 km", before a number, where not `per_word` ("aux", "ogni")."""
+    per_count_fixes: tuple[Fix, ...] = ()
+    """Fixes for that number's words ("one hundred" -> "hundred": "per hundred kilometers")."""
     unit_cues: frozenset[str] = frozenset()
     """Words after which a unit standing alone is said in full ("per kWh", "le kWh")."""
     sign_cues: dict[str, str] = field(default_factory=dict)
