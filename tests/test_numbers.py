@@ -697,6 +697,15 @@ def test_comparison_signs_are_words_only_before_a_number() -> None:
     )
 
 
+def test_a_number_after_a_comma_is_a_postcode_only_before_a_place_name() -> None:
+    assert speak_numbers("So far, 12500 people came.", "en") == (
+        "So far, twelve thousand five hundred people came."
+    )
+    assert (
+        speak_numbers("Paris, 75008 Paris", "fr") == "Paris, soixante-quinze zéro zéro huit Paris"
+    )
+
+
 # Properties.
 
 _FRAGMENTS = [

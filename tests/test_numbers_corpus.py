@@ -770,7 +770,94 @@ UNITS_PER: dict[str, list[Reading]] = {
 }
 """Units with a slash: "per" in each language's words ("aux cent", "ogni cento", "all'ora")."""
 
-GROUPS: dict[str, dict[str, list[Reading]]] = {"signs": SIGNS, "units per": UNITS_PER}
+ADDRESSES: dict[str, list[Reading]] = {
+    "en": [
+        ("Ship it to New York, NY 10118.", ("one zero one one eight",), ("thousand",)),
+        (
+            "The parcel is at 42 Elm Street 3 A, zip 02139.",
+            ("three A", "zero two one three nine"),
+            ("amps",),
+        ),
+        ("Visitors for apartment 7/D.", ("seven D",), ("/",)),
+    ],
+    "de": [
+        (
+            "Die Adresse ist Lindenweg 23 A, 80331 München.",
+            ("dreiundzwanzig A,", "acht null drei drei eins München"),
+            ("Ampere", "tausend"),
+        ),
+        (
+            "Bitte an die PLZ 04109 schicken, Bahnhofstraße 8b.",
+            ("null vier eins null neun", "acht B"),
+            ("tausend",),
+        ),
+        ("Das Paket liegt bei Wohnung 4/B im Erdgeschoss.", ("vier B",), ("/", "pro")),
+    ],
+    "fr": [
+        (
+            "Livraison au 14 rue des Lilas, 69003 Lyon.",
+            ("soixante-neuf zéro zéro trois Lyon",),
+            ("mille",),
+        ),
+        ("Le code postal est 13100, bâtiment 3 B.", ("treize cent", "trois B"), ("mille",)),
+        ("Sonnez à l'appartement 5/A.", ("cinq A",), ("ampère", "/")),
+    ],
+    "es": [
+        (
+            "Envíalo a la calle Mayor 12 B, 28013 Madrid.",
+            ("doce B", "dos ocho cero uno tres Madrid"),
+            ("mil",),
+        ),
+        (
+            "El código postal es 08001, portal 3 A.",
+            ("cero ocho cero cero uno", "tres A"),
+            ("amperio",),
+        ),
+        ("Vivo en la avenida del Puerto 45, piso 7/C.", ("siete C",), ("/",)),
+    ],
+    "it": [
+        (
+            "Spedisci in via Garibaldi 8 B, 20121 Milano.",
+            ("otto B", "due zero uno due uno Milano"),
+            ("mila",),
+        ),
+        ("Il CAP è 00185, interno 3/A.", ("zero zero uno otto cinque", "tre A"), ("ampere", "/")),
+        ("Abito in piazza Dante 17 A, scala B.", ("diciassette A",), ("ampere",)),
+    ],
+    "pt": [
+        (
+            "Entregar na Rua das Flores 17 B, 4050-262 Porto.",
+            ("dezassete B", "quatro mil e cinquenta, duzentos e sessenta e dois Porto"),
+            (" a duzentos",),
+        ),
+        (
+            "O código postal é 1100-148, andar 3/D.",
+            ("mil e cem, cento e quarenta e oito", "três D"),
+            (" a cento", "/"),
+        ),
+        ("Moro na Avenida da Liberdade 110 A.", ("cento e dez A",), ("amperes",)),
+    ],
+    "nl": [
+        (
+            "Het adres is Dorpsstraat 14 A, 3512 JK Utrecht.",
+            ("veertien A", "vijfendertig twaalf J K Utrecht"),
+            ("ampère", "duizend"),
+        ),
+        (
+            "Mijn postcode is 2511 CV, huisnummer 7/B.",
+            ("vijfentwintig elf C V", "zeven B"),
+            ("duizend",),
+        ),
+        ("Bezorg het op de Herengracht 12 C.", ("twaalf C",), ("graad",)),
+    ],
+}
+"""Postcodes in the country's digit groups; a house number and its letter ("17 B", "7/C")."""
+
+GROUPS: dict[str, dict[str, list[Reading]]] = {
+    "signs": SIGNS,
+    "units per": UNITS_PER,
+    "addresses": ADDRESSES,
+}
 
 
 def test_each_group_has_three_sentences_per_language() -> None:

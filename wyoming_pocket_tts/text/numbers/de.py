@@ -295,6 +295,31 @@ LANGUAGE = Language(
             "führt",
         ]
     ),
+    postcode=r"[0-9]{5}",
+    postcode_cues=frozenset(["plz", "postleitzahl"]),
+    address_words=frozenset(
+        [
+            "straße",
+            "strasse",
+            "str",
+            "weg",
+            "gasse",
+            "platz",
+            "allee",
+            "ring",
+            "damm",
+            "ufer",
+            "chaussee",
+            "wohnung",
+            "whg",
+            "haus",
+            "hausnummer",
+            "stiege",
+            "tür",
+            "stock",
+            "etage",
+        ]
+    ),
     abbreviations=(
         A("z. B.", "zum Beispiel"),
         A("z.B.", "zum Beispiel"),

@@ -219,6 +219,34 @@ LANGUAGE = Language(
     score_cues=frozenset(
         ["score", "won", "lost", "beat", "leads", "leading", "trails", "draw", "drew", "final"]
     ),
+    postcode=r"[0-9]{5}(?:-[0-9]{4})?",
+    postcode_cues=frozenset(["zip", "zipcode", "postcode"]),
+    address_words=frozenset(
+        [
+            "street",
+            "st",
+            "road",
+            "rd",
+            "avenue",
+            "ave",
+            "lane",
+            "ln",
+            "drive",
+            "dr",
+            "boulevard",
+            "blvd",
+            "way",
+            "court",
+            "ct",
+            "place",
+            "apt",
+            "apartment",
+            "flat",
+            "unit",
+            "suite",
+            "floor",
+        ]
+    ),
     abbreviations=(
         A("Mr.", "Mister"),
         A("Mrs.", "Missus"),

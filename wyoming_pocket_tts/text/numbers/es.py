@@ -219,6 +219,25 @@ LANGUAGE = Language(
         ["resultado", "marcador", "ganó", "perdió", "gana", "pierde", "victoria", "derrota"]
     ),
     phone_patterns=(r"[6-9][0-9]{2} [0-9]{3} [0-9]{3}", r"[6-9][0-9]{2}(?: [0-9]{2}){3}"),
+    postcode=r"[0-9]{5}",
+    postcode_cues=frozenset(["cp", "postal"]),
+    address_words=frozenset(
+        [
+            "calle",
+            "avenida",
+            "plaza",
+            "paseo",
+            "camino",
+            "carretera",
+            "ronda",
+            "travesía",
+            "piso",
+            "puerta",
+            "portal",
+            "bloque",
+            "escalera",
+        ]
+    ),
     abbreviations=(
         A("Sr.", "Señor", before_name=True),
         A("Sra.", "Señora", before_name=True),

@@ -240,6 +240,30 @@ LANGUAGE = Language(
         (r"\b([dD])e (?=une?\b)", r"\1'"),  # "pause d'une heure", not "de une"
         (r"\b([qQ])ue (?=une?\b)", r"\1u'"),
     ),
+    postcode=r"[0-9]{5}",
+    postcode_groups=(2, 3),
+    postcode_cues=frozenset(["cp", "postal"]),
+    address_words=frozenset(
+        [
+            "rue",
+            "avenue",
+            "boulevard",
+            "chemin",
+            "place",
+            "allée",
+            "impasse",
+            "quai",
+            "route",
+            "cours",
+            "appartement",
+            "appt",
+            "bâtiment",
+            "bât",
+            "porte",
+            "étage",
+            "escalier",
+        ]
+    ),
     abbreviations=(
         A("M.", "Monsieur", before_name=True),
         A("MM.", "Messieurs", before_name=True),

@@ -237,6 +237,23 @@ LANGUAGE = Language(
         ["risultato", "punteggio", "vinto", "perso", "vince", "perde", "vittoria", "sconfitta"]
     ),
     phone_patterns=(r"3[0-9]{2}[ .][0-9]{3}[ .][0-9]{3,4}",),
+    postcode=r"[0-9]{5}",
+    postcode_cues=frozenset(["cap"]),
+    address_words=frozenset(
+        [
+            "via",
+            "viale",
+            "piazza",
+            "corso",
+            "vicolo",
+            "largo",
+            "strada",
+            "interno",
+            "scala",
+            "piano",
+            "civico",
+        ]
+    ),
     abbreviations=(
         A("Sig.", "Signor", before_name=True),
         A("Sig.ra", "Signora", before_name=True),

@@ -307,6 +307,28 @@ LANGUAGE = Language(
         ]
     ),
     score="{first}-{last}",
+    postcode=r"[1-9][0-9]{3} ?[A-Z]{2}",
+    postcode_groups=(2, 2),
+    postcode_cues=frozenset(["postcode"]),
+    address_words=frozenset(
+        [
+            "straat",
+            "weg",
+            "laan",
+            "plein",
+            "gracht",
+            "kade",
+            "dijk",
+            "singel",
+            "steeg",
+            "hof",
+            "pad",
+            "huisnummer",
+            "appartement",
+            "flat",
+            "verdieping",
+        ]
+    ),
     abbreviations=(
         A("bijv.", "bijvoorbeeld"),
         A("bv.", "bijvoorbeeld"),

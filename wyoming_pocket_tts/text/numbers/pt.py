@@ -215,6 +215,25 @@ LANGUAGE = Language(
         ["resultado", "placar", "marcador", "venceu", "ganhou", "perdeu", "vitória", "derrota"]
     ),
     phone_patterns=(r"[29][0-9]{2} [0-9]{3} [0-9]{3}",),
+    postcode=r"[0-9]{4}-[0-9]{3}",
+    postcode_groups=(4, 3),
+    postcode_cues=frozenset(["postal"]),
+    address_words=frozenset(
+        [
+            "rua",
+            "avenida",
+            "praça",
+            "travessa",
+            "largo",
+            "estrada",
+            "alameda",
+            "apartamento",
+            "bloco",
+            "andar",
+            "porta",
+            "lote",
+        ]
+    ),
     abbreviations=(
         A("Sr.", "Senhor", before_name=True),
         A("Sra.", "Senhora", before_name=True),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from . import amounts, clock, codes, dates, plain
+from . import address, amounts, clock, codes, dates, plain
 from .context import Context, Pass
 from .spelling import apply_fixes, compile_fixes
 from .tables import Language
@@ -21,6 +21,8 @@ PASSES: tuple[Callable[[Context], Pass | None], ...] = (
     codes.number_sign,
     codes.symbol_word,  # "±2 °C" -> "plus or minus 2 °C", "≥ 75 %" -> "at least 75 %"
     codes.comparison,  # "< 5 °C", "~3 h": only before a number are "<", ">" and "~" words
+    address.postcode,  # before dates and ranges: "4050-123 Porto" is no range
+    address.house_number,  # before units: "Hauptstraße 17 A" is no current
     plain.unsaid_sign,  # "up +3.5%" -> "up 3.5%"
     dates.iso_date,
     dates.numeric_date,

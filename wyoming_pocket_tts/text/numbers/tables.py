@@ -208,6 +208,16 @@ class Language:
     """Words after which a unit standing alone is said in full ("per kWh", "le kWh")."""
     sign_cues: dict[str, str] = field(default_factory=dict)
     """Words that already say a change's direction -> the sign then left unsaid ("up +3%")."""
+    postcode: str = ""
+    """A written postcode, as a regex ("[0-9]{5}", Portuguese "[0-9]{4}-[0-9]{3}")."""
+    postcode_groups: tuple[int, ...] = ()
+    """Digit groups of a postcode read as numbers (French "75|008", Dutch "10|12"); empty: digit
+    by digit. A group starting with 0 is read digit by digit; a hyphen also ends a group."""
+    postcode_cues: frozenset[str] = frozenset()
+    """Words (lower case) just before a postcode ("plz", "zip")."""
+    address_words: frozenset[str] = frozenset()
+    """Words (lower case) of a street or dwelling near a house number ("straße", "rue", "apt"):
+    "17 B" after them is a number and a letter. With compound nouns, endings count too."""
     score_cues: frozenset[str] = frozenset()
     """Words before "3-1" that make it a score (lower case)."""
     score: str = "{first} {ratio} {last}"
