@@ -706,6 +706,13 @@ def test_a_number_after_a_comma_is_a_postcode_only_before_a_place_name() -> None
     )
 
 
+def test_a_weekday_abbreviation_alone_needs_a_number_after_it() -> None:
+    assert speak_numbers("So war das. Frag Mo und Fr. Meier.", "de") == (
+        "So war das. Frag Mo und Frau Meier."
+    )
+    assert speak_numbers("So 10 Uhr, Fr–So", "de") == "Sonntag zehn Uhr, Freitag bis Sonntag"
+
+
 # Properties.
 
 _FRAGMENTS = [

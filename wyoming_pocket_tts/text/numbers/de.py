@@ -320,7 +320,23 @@ LANGUAGE = Language(
             "etage",
         ]
     ),
+    weekdays={
+        "Mo": "Montag",
+        "Di": "Dienstag",
+        "Mi": "Mittwoch",
+        "Do": "Donnerstag",
+        "Fr": "Freitag",
+        "Sa": "Samstag",
+        "So": "Sonntag",
+    },
     abbreviations=(
+        A("Whg.", "Wohnung"),
+        A("OG", "Obergeschoss"),
+        A("EG", "Erdgeschoss"),
+        A("DG", "Dachgeschoss"),
+        A("UG", "Untergeschoss"),
+        A("Hs.", "Haus", before_digit=True),
+        A("Stg.", "Stiege", before_digit=True),
         A("z. B.", "zum Beispiel"),
         A("z.B.", "zum Beispiel"),
         A("d. h.", "das heißt"),

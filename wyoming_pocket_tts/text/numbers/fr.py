@@ -265,6 +265,16 @@ LANGUAGE = Language(
         ]
     ),
     abbreviations=(
+        A("appt", "appartement"),
+        A("appt.", "appartement"),
+        A("app.", "appartement"),
+        A("Av.", "Avenue", before_name=True),
+        A("Bd", "Boulevard", before_name=True),
+        A("bât.", "bâtiment"),
+        A("Bât.", "Bâtiment"),
+        A("ét.", "étage", can_end=True),
+        A("esc.", "escalier", can_end=True),
+        A("pte", "porte", before_digit=True),
         A("M.", "Monsieur", before_name=True),
         A("MM.", "Messieurs", before_name=True),
         A("Mme", "Madame", before_name=True),

@@ -255,6 +255,15 @@ LANGUAGE = Language(
         ]
     ),
     abbreviations=(
+        A("V.le", "Viale"),
+        A("P.za", "Piazza"),
+        A("P.zza", "Piazza"),
+        A("C.so", "Corso"),
+        A("int.", "interno"),
+        A("Int.", "Interno"),
+        A("sc.", "scala"),
+        A("Sc.", "Scala"),
+        A("civ.", "civico"),
         A("Sig.", "Signor", before_name=True),
         A("Sig.ra", "Signora", before_name=True),
         A("Sig.na", "Signorina", before_name=True),

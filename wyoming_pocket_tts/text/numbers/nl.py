@@ -330,6 +330,9 @@ LANGUAGE = Language(
         ]
     ),
     abbreviations=(
+        A("app.", "appartement"),
+        A("verd.", "verdieping"),
+        A("St.", "Sint", before_name=True),
         A("bijv.", "bijvoorbeeld"),
         A("bv.", "bijvoorbeeld"),
         A("b.v.", "bijvoorbeeld"),

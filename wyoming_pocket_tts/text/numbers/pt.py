@@ -235,6 +235,18 @@ LANGUAGE = Language(
         ]
     ),
     abbreviations=(
+        A("R.", "Rua", before_name=True),
+        A("Pç.", "Praça"),
+        A("Trav.", "Travessa"),
+        A("Sto.", "Santo", before_name=True),
+        A("Sta.", "Santa", before_name=True),
+        A("Esq.", "Esquerdo", can_end=True),
+        A("esq.", "esquerdo", can_end=True),
+        A("Dto.", "Direito", can_end=True),
+        A("dto.", "direito", can_end=True),
+        A("apto.", "apartamento"),
+        A("Apto.", "Apartamento"),
+        A("r/c", "rés-do-chão"),
         A("Sr.", "Senhor", before_name=True),
         A("Sra.", "Senhora", before_name=True),
         A("Dr.", "Doutor", before_name=True),

@@ -18,6 +18,7 @@ from .tables import Language
 PASSES: tuple[Callable[[Context], Pass | None], ...] = (
     amounts.vulgar_fraction,  # "1½" -> "1 1/2", read by `amounts.fraction`
     codes.abbreviation,  # before anything reads the number after "No." or "Nr."
+    dates.weekday,  # "Mo-Fr 9-17 Uhr": after "Fr. Müller" became "Frau Müller"
     codes.number_sign,
     codes.symbol_word,  # "±2 °C" -> "plus or minus 2 °C", "≥ 75 %" -> "at least 75 %"
     codes.comparison,  # "< 5 °C", "~3 h": only before a number are "<", ">" and "~" words

@@ -35,14 +35,17 @@ class Abbreviation:
     """An abbreviation and what is said instead.
 
     `before_digit`: only expanded when a number follows ("No. 5"); `before_name`: only when a
-    capitalised word follows ("M. Dupont"); `can_end`: it may close a sentence ("etc."), so a
-    following capital keeps its full stop.
+    capitalised word follows ("M. Dupont"); `after_name`: only when a capitalised word that does
+    not start the sentence stands before it ("Elm St" -> "Street"); `can_end`: it may close a
+    sentence ("etc."), so a following capital keeps its full stop. One written form may have
+    several entries: the first whose condition holds is said ("St.": Street, else Saint).
     """
 
     written: str
     spoken: str
     before_digit: bool = False
     before_name: bool = False
+    after_name: bool = False
     can_end: bool = False
 
 
@@ -180,6 +183,9 @@ class Language:
     fraction_rule: str = "ordinal"
     """How other denominators are named: 'ordinal', 'ordinal+s', 'tel' (German), 'o>i' (Italian)."""
     abbreviations: tuple[Abbreviation, ...] = ()
+    weekdays: dict[str, str] = field(default_factory=dict)
+    """Abbreviated weekdays -> the day's name ("Mo" -> "Montag"): said before a date or time
+    and in ranges ("Mo-Fr"), where "Fr." is no "Frau"."""
     text_fixes: tuple[Fix, ...] = ()
     """Fixes applied to rewritten text (Italian "una ora" -> "un'ora")."""
     space_groups: bool = False
