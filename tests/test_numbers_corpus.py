@@ -948,11 +948,75 @@ ABBREVIATIONS: dict[str, list[Reading]] = {
 }
 """Address and date abbreviations; "St" by context (Street after a name, else Saint)."""
 
+NOON: dict[str, list[Reading]] = {
+    "en": [
+        (
+            "The lights turn off at 00:00 and back on at 12:00.",
+            ("at midnight", "at noon"),
+            ("twelve",),
+        ),
+        ("Quiet hours last until 00:00.", ("until midnight",), ("zero",)),
+        ("Lunch is served from 12:00 to 13:30.", ("from noon to one thirty PM",), ("twelve",)),
+    ],
+    "de": [
+        ("Die Heizung schaltet um 00:00 Uhr ab.", ("um null Uhr ab",), ("Uhr Uhr",)),
+        ("Mittagspause von 12:00 bis 13:00.", ("von zwölf Uhr bis dreizehn Uhr",), ("null",)),
+        ("Das Update läuft bis 0:00.", ("bis null Uhr",), ("Mitternacht Uhr",)),
+    ],
+    "fr": [
+        ("Les volets se ferment à 00:00.", ("à minuit",), ("zéro",)),
+        ("Le déjeuner est servi à 12h.", ("à midi",), ("douze",)),
+        ("Le chauffage reste bas jusqu'à 12:00.", ("jusqu'à midi",), ("douze",)),
+    ],
+    "es": [
+        ("La reunión empieza a las 12:00.", ("empieza al mediodía",), ("las mediodía",)),
+        (
+            "El riego funciona desde las 00:00 hasta las 6:00.",
+            ("desde la medianoche hasta las seis",),
+            ("las medianoche",),
+        ),
+        (
+            "Cerrado de las 12:00 a las 16:00.",
+            ("Cerrado del mediodía a las dieciséis",),
+            ("las mediodía",),
+        ),
+    ],
+    "it": [
+        ("Il pranzo è alle 12:00.", ("è a mezzogiorno",), ("alle mezzogiorno",)),
+        (
+            "Le luci si spengono dalle 00:00 alle 6:00.",
+            ("da mezzanotte alle sei",),
+            ("dalle mezzanotte",),
+        ),
+        (
+            "Consegna entro le 12:00, non prima delle 00:00.",
+            ("entro mezzogiorno", "prima di mezzanotte"),
+            ("le mezzogiorno", "delle mezzanotte"),
+        ),
+    ],
+    "pt": [
+        ("O almoço é às 12:00.", ("é ao meio-dia",), ("às meio-dia",)),
+        (
+            "A rega funciona das 00:00 às 6:00.",
+            ("da meia-noite às seis horas",),
+            ("das meia-noite",),
+        ),
+        ("A loja fecha até às 12h.", ("até ao meio-dia",), ("às meio-dia",)),
+    ],
+    "nl": [
+        ("De lampen gaan om 00:00 uit.", ("om middernacht uit",), ("nul",)),
+        ("De lunch is om 12:00.", ("om twaalf uur",), ("middag",)),
+        ("Het alarm staat aan tot 00:00.", ("tot middernacht",), ("nul",)),
+    ],
+}
+"""Noon and midnight agreeing with the preposition or article before them."""
+
 GROUPS: dict[str, dict[str, list[Reading]]] = {
     "signs": SIGNS,
     "units per": UNITS_PER,
     "addresses": ADDRESSES,
     "abbreviations": ABBREVIATIONS,
+    "noon": NOON,
 }
 
 

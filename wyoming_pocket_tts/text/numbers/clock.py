@@ -7,6 +7,28 @@ import re
 from .context import DASHES, SPACE, Context, Pass, after, alternation, place
 
 
+def special_after(c: Context) -> Pass | None:
+    """Spanish "a las 12:00" -> "al mediodía", Italian "alle 00:00" -> "a mezzanotte",
+    Portuguese "às 12h" -> "ao meio-dia": noon and midnight agree with the words before them."""
+    cues = c.language.time.special_after
+    if not cues:
+        return None
+    firsts = "".join(sorted({char for cue in cues for char in (cue[0], cue[0].upper())}))
+    pattern = (
+        rf"(?=[{firsts}])(?i:\b({alternation(cues)}))[ \u00a0]+"
+        r"(0?0|12|24)(?:[:.h]00|h)(?![0-9]|[:.,][0-9]| ?[ap]\.?m\b)"
+    )
+
+    def read(match: re.Match[str]) -> str:
+        cue, hour = match.group(1), int(match.group(2))
+        spoken = cues[cue.lower()].get(f"{hour % 24:02}:00")
+        if spoken is None:
+            return match.group()
+        return place(match, spoken[0].upper() + spoken[1:] if cue[0].isupper() else spoken)
+
+    return c.compile(pattern, read)
+
+
 def twelve_hour(c: Context) -> Pass:
     """ "2:30 pm", "9am", "9 a.m.": said on the language's own clock."""
     ampm = r"a\.m\.|p\.m\.|a\. m\.|p\. m\.|AM|PM"

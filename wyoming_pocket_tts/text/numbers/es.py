@@ -119,6 +119,11 @@ LANGUAGE = Language(
         on_the_hour="{hour}",
         hour=Noun("hora", "horas", F),
         special={"00:00": "medianoche", "12:00": "mediodía"},
+        special_after={
+            "a las": {"12:00": "al mediodía", "00:00": "a medianoche"},
+            "de las": {"12:00": "del mediodía", "00:00": "de la medianoche"},
+            "las": {"12:00": "el mediodía", "00:00": "la medianoche"},
+        },
         seconds_joiner="y",
     ),
     ordinal_suffixes={"º": "m", ".º": "m", "ª": "f", ".ª": "f", "er": "m", ".er": "m"},

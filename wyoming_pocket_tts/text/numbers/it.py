@@ -121,6 +121,13 @@ LANGUAGE = Language(
         on_the_hour="{hour}",
         hour=Noun("ora", "ore", F),
         special={"00:00": "mezzanotte", "12:00": "mezzogiorno"},
+        special_after={
+            "alle": {"12:00": "a mezzogiorno", "00:00": "a mezzanotte"},
+            "dalle": {"12:00": "da mezzogiorno", "00:00": "da mezzanotte"},
+            "delle": {"12:00": "di mezzogiorno", "00:00": "di mezzanotte"},
+            "sulle": {"12:00": "verso mezzogiorno", "00:00": "verso mezzanotte"},
+            "le": {"12:00": "mezzogiorno", "00:00": "mezzanotte"},
+        },
         seconds_joiner="e",
     ),
     ordinal_suffixes={"º": "m", "ª": "f"},

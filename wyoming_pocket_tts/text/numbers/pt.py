@@ -120,6 +120,12 @@ LANGUAGE = Language(
         on_the_hour="{hour} {hour_unit}",
         hour=Noun("hora", "horas", F),
         special={"00:00": "meia-noite", "12:00": "meio-dia"},
+        special_after={
+            "às": {"12:00": "ao meio-dia", "00:00": "à meia-noite"},
+            "das": {"12:00": "do meio-dia", "00:00": "da meia-noite"},
+            "pelas": {"12:00": "pelo meio-dia", "00:00": "pela meia-noite"},
+            "as": {"12:00": "o meio-dia", "00:00": "a meia-noite"},
+        },
         seconds_joiner="e",
     ),
     ordinal_suffixes={"º": "m", ".º": "m", "ª": "f", ".ª": "f"},

@@ -30,6 +30,7 @@ PASSES: tuple[Callable[[Context], Pass | None], ...] = (
     dates.day_month_dots,
     dates.day_month,
     dates.month_day,
+    clock.special_after,  # "a las 12:00" -> "al mediodía", not "a las mediodía"
     clock.twelve_hour,
     clock.duration,  # "1 h 30 min" before "1 h" is read as one o'clock
     clock.cycle,

@@ -56,7 +56,7 @@ class TimeWords:
     `full` and `on_the_hour` are templates with {hour} (number words agreeing with `hour`),
     {minute} and {hour_unit}; `twelve_hour` says times as 1-12 with `am`/`pm` (English).
     `minute_oh`: the word said before minutes 1-9 ("eight oh five"); `special` names exact
-    times ("00:00" -> "midnight").
+    times ("00:00" -> "midnight"), `special_after` with the words before them.
     """
 
     full: str
@@ -67,6 +67,9 @@ class TimeWords:
     pm: str = ""
     minute_oh: str = ""
     special: dict[str, str] = field(default_factory=dict)
+    special_after: dict[str, dict[str, str]] = field(default_factory=dict)
+    """The preposition or article before a special time (lower case) -> what replaces both:
+    "a las" -> {"12:00": "al mediodía"}, where "a las mediodía" is wrong."""
     seconds_joiner: str = "and"
 
 
