@@ -713,6 +713,12 @@ def test_a_weekday_abbreviation_alone_needs_a_number_after_it() -> None:
     assert speak_numbers("So 10 Uhr, Fr–So", "de") == "Sonntag zehn Uhr, Freitag bis Sonntag"
 
 
+def test_a_room_number_is_no_decimal_but_a_room_measure_is() -> None:
+    assert speak_numbers("Room 2.05, living room 21.5 °C", "en") == (
+        "Room two zero five, living room twenty-one point five degrees Celsius"
+    )
+
+
 # Properties.
 
 _FRAGMENTS = [

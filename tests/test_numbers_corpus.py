@@ -1011,12 +1011,64 @@ NOON: dict[str, list[Reading]] = {
 }
 """Noon and midnight agreeing with the preposition or article before them."""
 
+ROOMS: dict[str, list[Reading]] = {
+    "en": [
+        ("The meeting moved to room 4.12 on the second floor.", ("room four twelve",), ("point",)),
+        ("Please go to Lab 2.05 after lunch.", ("Lab two zero five",), ("point",)),
+        (
+            "Your desk is in office 1.3, next to door 1.4.",
+            ("office one three, next to door one four",),
+            ("point",),
+        ),
+    ],
+    "de": [
+        ("Die Besprechung ist in Raum 2.14.", ("Raum zwei vierzehn",), ("Komma",)),
+        (
+            "Der Drucker steht im Besprechungsraum 1.05.",
+            ("Besprechungsraum eins null fünf",),
+            ("Komma",),
+        ),
+        (
+            "Bitte zu Zimmer 3.1 kommen, nicht Büro 3.2.",
+            ("Zimmer drei eins kommen, nicht Büro drei zwei",),
+            ("Komma",),
+        ),
+    ],
+    "fr": [
+        ("La réunion a lieu en salle 2.14.", ("salle deux quatorze",), ("virgule",)),
+        ("Le colis est au bureau 1.05.", ("bureau un zéro cinq",), ("virgule",)),
+        ("Rendez-vous devant la porte 3.2.", ("porte trois deux",), ("virgule",)),
+    ],
+    "es": [
+        ("La reunión es en la sala 2.14.", ("sala dos catorce",), ("coma",)),
+        ("Ven al despacho 1.05 a las 10.", ("despacho uno cero cinco",), ("coma",)),
+        ("El aula 3.2 está cerrada.", ("aula tres dos",), ("coma",)),
+    ],
+    "it": [
+        ("La riunione è nell'aula 2.14.", ("aula due quattordici",), ("virgola",)),
+        ("Il pacco è nell'ufficio 1.05.", ("ufficio uno zero cinque",), ("virgola",)),
+        ("Vai alla stanza 3.2.", ("stanza tre due",), ("virgola",)),
+    ],
+    "pt": [
+        ("A reunião é na sala 2.14.", ("sala dois catorze",), ("vírgula",)),
+        ("Vem ao gabinete 1.05.", ("gabinete um zero cinco",), ("vírgula",)),
+        ("O quarto 3.2 está livre.", ("quarto três dois",), ("vírgula",)),
+    ],
+    "nl": [
+        ("De les is in lokaal 2.14.", ("lokaal twee veertien",), ("komma",)),
+        ("Het pakket ligt in kamer 1.05.", ("kamer één nul vijf",), ("komma",)),
+        ("Ga naar vergaderzaal 3.2.", ("vergaderzaal drie twee",), ("komma",)),
+    ],
+}
+"""Room, floor and door numbers with a dot: no decimal."""
+
 GROUPS: dict[str, dict[str, list[Reading]]] = {
     "signs": SIGNS,
     "units per": UNITS_PER,
     "addresses": ADDRESSES,
     "abbreviations": ABBREVIATIONS,
     "noon": NOON,
+    "rooms": ROOMS,
 }
 
 

@@ -1,10 +1,10 @@
-"""Addresses: postcodes in the country's digit groups, house numbers with a letter ("17 B")."""
+"""Addresses: postcodes in digit groups, house numbers with a letter ("17 B"), "Raum 3.07"."""
 
 from __future__ import annotations
 
 import re
 
-from .context import Context, Pass, after, alternation, before, place
+from .context import SPACE, Context, Pass, after, alternation, before, place
 
 _CAPITAL_NEXT = re.compile(r"[ \u00a0]+[A-ZÀ-ÖØ-Þ]")
 _LINE_START = re.compile(r"(?:^|[,;:\n][ \u00a0]*)$")
@@ -72,10 +72,7 @@ def house_number(c: Context) -> Pass | None:
     def near_address(match: re.Match[str]) -> bool:
         near = re.findall(r"\w+", before(match).lower())[-6:]
         near += re.findall(r"\w+", after(match).lower())[:3]
-        return any(
-            word in words_near or (compounds and any(word.endswith(w) for w in words_near))
-            for word in near
-        )
+        return any(_is_one_of(word, words_near, compounds=compounds) for word in near)
 
     def read(match: re.Match[str]) -> str:
         glued = match.group(4) and match.group().endswith(match.group(4))
@@ -87,3 +84,33 @@ def house_number(c: Context) -> Pass | None:
         return place(match, f"{c.words.cardinal(int(match.group(1)))} {letter}")
 
     return c.compile(pattern, read)
+
+
+def room(c: Context) -> Pass | None:
+    """ "Raum 3.07", "lokaal 2.14", "room 4.12": after a room, floor or door word, the dot
+    parts a floor from a room, no decimal: "drei null sieben", "twee veertien"."""
+    lang = c.language
+    if not lang.room_words:
+        return None
+    pattern = r"(?=[0-9])(?<![\w.,])([0-9]{1,4})\.([0-9]{1,4})(?![0-9]|[.,][0-9])"
+    measured = re.compile(  # "Living room 21.5 °C" is a temperature
+        rf"{SPACE}(?:{alternation([*c.units, *c.currencies])})(?![^\W\d_])"
+    )
+
+    def read(match: re.Match[str]) -> str:
+        if measured.match(after(match)):
+            return match.group()
+        previous = re.search(r"([^\W\d_]+)\.?[ \u00a0]+$", before(match))
+        word = previous.group(1).lower() if previous else ""
+        if not _is_one_of(word, lang.room_words, compounds=lang.genders.compounds):
+            return match.group()
+        words, second = c.words, match.group(2)
+        last = words.spell.digits(second) if second[0] == "0" else words.cardinal(int(second))
+        return place(match, f"{words.cardinal(int(match.group(1)))} {last}")
+
+    return c.compile(pattern, read)
+
+
+def _is_one_of(word: str, words: frozenset[str], *, compounds: bool) -> bool:
+    """`word` is one of `words`, or (German, Dutch) a compound ending in one."""
+    return word in words or (compounds and any(word.endswith(end) for end in words))

@@ -329,6 +329,21 @@ LANGUAGE = Language(
         "Sa": "Samstag",
         "So": "Sonntag",
     },
+    room_words=frozenset(
+        [
+            "raum",
+            "zimmer",
+            "büro",
+            "etage",
+            "stock",
+            "tür",
+            "saal",
+            "gebäude",
+            "haus",
+            "hörsaal",
+            "labor",
+        ]
+    ),
     abbreviations=(
         A("Whg.", "Wohnung"),
         A("OG", "Obergeschoss"),

@@ -247,6 +247,21 @@ LANGUAGE = Language(
             "floor",
         ]
     ),
+    room_words=frozenset(
+        [
+            "room",
+            "rm",
+            "floor",
+            "door",
+            "suite",
+            "office",
+            "hall",
+            "lab",
+            "building",
+            "gate",
+            "platform",
+        ]
+    ),
     abbreviations=(
         A("St.", "Street", after_name=True),
         A("St", "Street", after_name=True),

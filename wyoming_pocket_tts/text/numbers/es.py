@@ -243,6 +243,18 @@ LANGUAGE = Language(
             "escalera",
         ]
     ),
+    room_words=frozenset(
+        [
+            "sala",
+            "aula",
+            "despacho",
+            "habitación",
+            "oficina",
+            "puerta",
+            "planta",
+            "edificio",
+        ]
+    ),
     abbreviations=(
         A("C/", "calle", before_name=True),
         A("c/", "calle", before_name=True),

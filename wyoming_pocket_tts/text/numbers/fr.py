@@ -264,6 +264,18 @@ LANGUAGE = Language(
             "escalier",
         ]
     ),
+    room_words=frozenset(
+        [
+            "salle",
+            "bureau",
+            "chambre",
+            "pièce",
+            "porte",
+            "étage",
+            "bâtiment",
+            "local",
+        ]
+    ),
     abbreviations=(
         A("appt", "appartement"),
         A("appt.", "appartement"),

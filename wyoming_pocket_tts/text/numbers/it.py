@@ -261,6 +261,18 @@ LANGUAGE = Language(
             "civico",
         ]
     ),
+    room_words=frozenset(
+        [
+            "stanza",
+            "aula",
+            "sala",
+            "ufficio",
+            "camera",
+            "porta",
+            "piano",
+            "edificio",
+        ]
+    ),
     abbreviations=(
         A("V.le", "Viale"),
         A("P.za", "Piazza"),

@@ -329,6 +329,18 @@ LANGUAGE = Language(
             "verdieping",
         ]
     ),
+    room_words=frozenset(
+        [
+            "lokaal",
+            "kamer",
+            "zaal",
+            "ruimte",
+            "kantoor",
+            "deur",
+            "verdieping",
+            "gebouw",
+        ]
+    ),
     abbreviations=(
         A("app.", "appartement"),
         A("verd.", "verdieping"),

@@ -240,6 +240,16 @@ LANGUAGE = Language(
             "lote",
         ]
     ),
+    room_words=frozenset(
+        [
+            "sala",
+            "gabinete",
+            "quarto",
+            "porta",
+            "piso",
+            "edifício",
+        ]
+    ),
     abbreviations=(
         A("R.", "Rua", before_name=True),
         A("Pç.", "Praça"),

@@ -24,6 +24,7 @@ PASSES: tuple[Callable[[Context], Pass | None], ...] = (
     codes.comparison,  # "< 5 °C", "~3 h": only before a number are "<", ">" and "~" words
     address.postcode,  # before dates and ranges: "4050-123 Porto" is no range
     address.house_number,  # before units: "Hauptstraße 17 A" is no current
+    address.room,  # "Raum 3.07": no decimal, no date
     plain.unsaid_sign,  # "up +3.5%" -> "up 3.5%"
     dates.iso_date,
     dates.numeric_date,

@@ -227,6 +227,9 @@ class Language:
     address_words: frozenset[str] = frozenset()
     """Words (lower case) of a street or dwelling near a house number ("straße", "rue", "apt"):
     "17 B" after them is a number and a letter. With compound nouns, endings count too."""
+    room_words: frozenset[str] = frozenset()
+    """Words (lower case) naming a room, floor or door: "Raum 3.07" after them is no decimal.
+    With compound nouns, endings count too ("Besprechungsraum")."""
     score_cues: frozenset[str] = frozenset()
     """Words before "3-1" that make it a score (lower case)."""
     score: str = "{first} {ratio} {last}"
