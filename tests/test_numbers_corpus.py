@@ -1062,6 +1062,57 @@ ROOMS: dict[str, list[Reading]] = {
 }
 """Room, floor and door numbers with a dot: no decimal."""
 
+READINGS: dict[str, list[Reading]] = {
+    "en": [
+        ("Quiet mode runs 10 PM–6 AM on weekdays.", ("ten PM to six AM",), ("–",)),
+        ("The garage is open 8:30 am-5:30 pm.", ("eight thirty AM to five thirty PM",), ("-",)),
+        ("Today is +4 °C higher than yesterday.", ("is four degrees Celsius higher",), ("plus",)),
+    ],
+    "de": [
+        ("Der CO2-Wert liegt bei 850 ppm.", ("achthundertfünfzig ppm",), ("Teile",)),
+        ("Das Ticket kostet CHF 25.– pro Person.", ("fünfundzwanzig Franken pro Person",), ("–",)),
+        ("Der Verbrauch ist +12 % höher als im Vorjahr.", ("ist zwölf Prozent höher",), ("plus",)),
+    ],
+    "fr": [
+        (
+            "Le billet coûte CHF 18.– par personne.",
+            ("dix-huit francs suisses par personne",),
+            ("–",),
+        ),
+        ("Il fait +3 °C de plus qu'hier.", ("fait trois degrés Celsius de plus",), ("plus trois",)),
+        ("Mode nuit de 11 PM–6 AM.", ("vingt-trois heures à six heures",), ("–",)),
+    ],
+    "es": [
+        (
+            "El consumo subió un +4,2 % más que en enero.",
+            ("un cuatro coma dos por ciento más",),
+            ("más cuatro",),
+        ),
+        ("La entrada cuesta CHF 15.–.", ("quince francos suizos.",), ("–",)),
+        ("Hoy hace -2 °C menos que ayer.", ("hace dos grados Celsius menos",), ("menos dos",)),
+    ],
+    "it": [
+        ("Il contratto scade nel 2023.", ("duemilaventitré",), ("duemilaventitre",)),
+        ("Il piano vale fino al 2033.", ("duemilatrentatré",), ("duemilatrentatre",)),
+        ("Hai speso +15 € in più questo mese.", ("speso quindici euro in più",), ("più quindici",)),
+    ],
+    "pt": [
+        ("O consumo subiu um +3 % mais que em março.", ("um três por cento mais",), ("mais três",)),
+        ("O bilhete custa CHF 12.–.", ("doze francos suíços.",), ("–",)),
+        ("A loja abre 9 AM–6 PM.", ("nove horas a dezoito horas",), ("–",)),
+    ],
+    "nl": [
+        ("Ajax boekte een 3-1 overwinning.", ("drie-één overwinning",), ("tot",)),
+        ("Het stond 2-2 bij de rust.", ("twee-twee",), ("tot",)),
+        (
+            "De CO2 is 900 ppm, +5 % meer dan gisteren.",
+            ("negenhonderd ppm", "vijf procent meer"),
+            ("deeltjes", "plus"),
+        ),
+    ],
+}
+"""Time ranges with AM/PM, scores, ppm, Swiss ".–", a sign the next word says, years."""
+
 GROUPS: dict[str, dict[str, list[Reading]]] = {
     "signs": SIGNS,
     "units per": UNITS_PER,
@@ -1069,6 +1120,7 @@ GROUPS: dict[str, dict[str, list[Reading]]] = {
     "abbreviations": ABBREVIATIONS,
     "noon": NOON,
     "rooms": ROOMS,
+    "readings": READINGS,
 }
 
 

@@ -26,6 +26,12 @@ def vulgar_fraction(c: Context) -> Pass:
     return c.compile(pattern, read)
 
 
+def swiss_dash(c: Context) -> Pass:
+    """Swiss "CHF 12.-" (any dash), "5.- Fr.": no centimes; the money passes read the rest."""
+    pattern = rf"(?=[.,])(?<=[0-9])[.,][{DASHES}]{{1,2}}(?![{DASHES}\w]|[ \u00a0]?[0-9])"
+    return c.compile(pattern, lambda _: "")
+
+
 def _money(c: Context, match: re.Match[str], currency: Currency, amount: str) -> str:
     words, case = c.words, c.case(match)
     number = words.parse(amount)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .context import DASHES, SPACE, Context, Pass, alternation, before, place
+from .context import DASHES, SPACE, Context, Pass, after, alternation, before, place
 
 
 def _date(c: Context, match: re.Match[str], day: int, month: int, year: int | None) -> str:
@@ -34,7 +34,14 @@ def weekday(c: Context) -> Pass | None:
         rf"(?:{SPACE}([{DASHES}/]){SPACE}({names})\.?(?![^\W\d_])|(?=,?{SPACE}[0-9]))"
     )
 
+    amount = re.compile(
+        rf"[ \u00a0]?[0-9]+(?:[.,](?:[0-9]{{2}}|[{DASHES}]{{1,2}}))?(?![0-9.:]| ?Uhr\b)"
+    )
+
     def read(match: re.Match[str]) -> str:
+        written = match.group()
+        if written in c.currencies and not match.group(3) and amount.match(after(match)):
+            return written  # Swiss "Fr. 7.50" is money
         spoken = days[match.group(1)]
         if match.group(3):
             joiner = c.language.and_word if match.group(2) == "/" else c.language.range_word

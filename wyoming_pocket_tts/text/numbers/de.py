@@ -68,8 +68,8 @@ LANGUAGE = Language(
         "Pa": Noun("Pascal", "Pascal", N),
         "mbar": Noun("Millibar", "Millibar", N),
         "bar": Noun("Bar", "Bar", N),
-        "ppm": Noun("Teil pro Million", "Teile pro Million", N),
-        "ppb": Noun("Teil pro Milliarde", "Teile pro Milliarde", N),
+        "ppm": Noun("ppm", "ppm", N),
+        "ppb": Noun("ppb", "ppb", N),
         "µg/m³": Noun("Mikrogramm pro Kubikmeter", "Mikrogramm pro Kubikmeter", N),
         "dB": Noun("Dezibel", "Dezibel", N),
         "dBm": Noun("Dezibel-Milliwatt", "Dezibel-Milliwatt", N),
@@ -281,6 +281,7 @@ LANGUAGE = Language(
         "sinkt": "-",
         "minus": "-",
     },
+    sign_cues_after={"mehr": "+", "höher": "+", "weniger": "-", "niedriger": "-"},
     score_cues=frozenset(
         [
             "spielstand",

@@ -216,6 +216,7 @@ LANGUAGE = Language(
         "dropped": "-",
         "decreased": "-",
     },
+    sign_cues_after={"more": "+", "higher": "+", "less": "-", "lower": "-"},
     score_cues=frozenset(
         ["score", "won", "lost", "beat", "leads", "leading", "trails", "draw", "drew", "final"]
     ),

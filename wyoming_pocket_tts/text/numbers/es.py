@@ -220,6 +220,7 @@ LANGUAGE = Language(
         "bajada": "-",
         "caída": "-",
     },
+    sign_cues_after={"más": "+", "menos": "-"},
     score_cues=frozenset(
         ["resultado", "marcador", "ganó", "perdió", "gana", "pierde", "victoria", "derrota"]
     ),

@@ -235,6 +235,7 @@ LANGUAGE = Language(
         "perdu": "-",
         "descendu": "-",
     },
+    sign_cues_after={"de plus": "+", "en plus": "+", "de moins": "-", "en moins": "-"},
     score_cues=frozenset(["score", "gagné", "perdu", "victoire", "défaite", "battu", "mène"]),
     text_fixes=(
         (r"\b([dD])e (?=une?\b)", r"\1'"),  # "pause d'une heure", not "de une"

@@ -133,6 +133,7 @@ LANGUAGE = Language(
     ordinal_suffixes={"º": "m", "ª": "f"},
     feminine_ordinal=((r"o\b", "a"),),
     gender_fixes={"m": ((r"^uno$", "un"),), F: ((r"^uno$", "una"),)},
+    cardinal_fixes=((r"(?<=\w)tre\b", "tré"),),  # num2words' years: "duemilaventitre"
     genders=Genders(
         labels=frozenset(
             _words(
@@ -240,6 +241,7 @@ LANGUAGE = Language(
         "diminuito": "-",
         "sceso": "-",
     },
+    sign_cues_after={"in più": "+", "di più": "+", "in meno": "-", "di meno": "-"},
     score_cues=frozenset(
         ["risultato", "punteggio", "vinto", "perso", "vince", "perde", "vittoria", "sconfitta"]
     ),

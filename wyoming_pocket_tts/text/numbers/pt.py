@@ -217,6 +217,7 @@ LANGUAGE = Language(
         "descida": "-",
         "queda": "-",
     },
+    sign_cues_after={"mais": "+", "a mais": "+", "menos": "-", "a menos": "-"},
     score_cues=frozenset(
         ["resultado", "placar", "marcador", "venceu", "ganhou", "perdeu", "vitória", "derrota"]
     ),

@@ -26,12 +26,14 @@ PASSES: tuple[Callable[[Context], Pass | None], ...] = (
     address.house_number,  # before units: "Hauptstraße 17 A" is no current
     address.room,  # "Raum 3.07": no decimal, no date
     plain.unsaid_sign,  # "up +3.5%" -> "up 3.5%"
+    plain.unsaid_sign_after,  # "un +3,5 % más" -> "un 3,5 % más"
     dates.iso_date,
     dates.numeric_date,
     dates.day_month_dots,
     dates.day_month,
     dates.month_day,
     clock.special_after,  # "a las 12:00" -> "al mediodía", not "a las mediodía"
+    clock.twelve_hour_range,  # "11 PM-7 AM" before each end is read alone
     clock.twelve_hour,
     clock.duration,  # "1 h 30 min" before "1 h" is read as one o'clock
     clock.cycle,
@@ -41,6 +43,7 @@ PASSES: tuple[Callable[[Context], Pass | None], ...] = (
     clock.clock,
     codes.phone,  # before money and units: "+49 170 1234567" holds no amount
     codes.flight,  # "LH 1234" digit by digit
+    amounts.swiss_dash,  # "CHF 12.-" -> "CHF 12"
     amounts.money_before,
     amounts.money_after,
     codes.dotted,  # "2.13.0" before units: "2.13.0 m" is a version, not metres

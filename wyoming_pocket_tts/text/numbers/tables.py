@@ -230,6 +230,8 @@ class Language:
     room_words: frozenset[str] = frozenset()
     """Words (lower case) naming a room, floor or door: "Raum 3.07" after them is no decimal.
     With compound nouns, endings count too ("Besprechungsraum")."""
+    sign_cues_after: dict[str, str] = field(default_factory=dict)
+    """The same, said after the amount: Spanish "un +3,5 % más" ("más" is said once)."""
     score_cues: frozenset[str] = frozenset()
     """Words before "3-1" that make it a score (lower case)."""
     score: str = "{first} {ratio} {last}"
