@@ -1081,6 +1081,11 @@ READINGS: dict[str, list[Reading]] = {
         ),
         ("Il fait +3 °C de plus qu'hier.", ("fait trois degrés Celsius de plus",), ("plus trois",)),
         ("Mode nuit de 11 PM–6 AM.", ("vingt-trois heures à six heures",), ("–",)),
+        (
+            "Le tarif heures creuses est de 0,1828 € le kWh.",
+            ("dix-huit virgule vingt-huit centimes le kilowattheure",),
+            ("zéro virgule", "un huit deux huit"),
+        ),
     ],
     "es": [
         (

@@ -37,6 +37,9 @@ def _money(c: Context, match: re.Match[str], currency: Currency, amount: str) ->
     number = words.parse(amount)
     major, minor = currency.major, currency.minor
     if number.fraction and len(number.fraction) > 2:
+        if number.whole == 0:  # "0,2534 €": "vingt-cinq virgule trente-quatre centimes"
+            in_minor = Number(number.sign, int(number.fraction[:2]), number.fraction[2:])
+            return place(match, words.counted(in_minor, minor, case))
         return place(match, words.counted(number, major, case))
     cents = int(number.fraction.ljust(2, "0")) if number.fraction else 0
     whole = Number(number.sign, number.whole)
