@@ -285,7 +285,7 @@ DE = [
     ("250 ml", "zweihundertfünfzig Milliliter"),
     ("1013 hPa", "eintausenddreizehn Hektopascal"),
     ("1013 mbar", "eintausenddreizehn Millibar"),
-    ("400 ppm", "vierhundert Teile pro Million"),
+    ("400 ppm", "vierhundert ppm"),
     ("12 µg/m³", "zwölf Mikrogramm pro Kubikmeter"),
     ("35 dB", "fünfunddreißig Dezibel"),
     ("300 lx", "dreihundert Lux"),
@@ -612,7 +612,7 @@ NL = [
     ("250 ml", "tweehonderdvijftig milliliter"),
     ("1013 hPa", "duizenddertien hectopascal"),
     ("1013 mbar", "duizenddertien millibar"),
-    ("400 ppm", "vierhonderd deeltjes per miljoen"),
+    ("400 ppm", "vierhonderd ppm"),
     ("12 µg/m³", "twaalf microgram per kubieke meter"),
     ("35 dB", "vijfendertig decibel"),
     ("300 lx", "driehonderd lux"),
@@ -689,6 +689,36 @@ def test_clean_up_keeps_what_numbers_read() -> None:
     assert prepare_for_speech("**It is 5 °C.**", "en", clean=False) == "**It is 5 °C.**"
 
 
+def test_comparison_signs_are_words_only_before_a_number() -> None:
+    """ "<", ">" and "~" between words are not comparisons; "<=" before a number is "≤"."""
+    assert speak_numbers("if a < b and x > y, ~ok", "en") == "if a < b and x > y, ~ok"
+    assert speak_numbers("a<=3, b >= -2, c != 0", "en") == (
+        "a at most three, b at least minus two, c not equal to zero"
+    )
+
+
+def test_a_number_after_a_comma_is_a_postcode_only_before_a_place_name() -> None:
+    assert speak_numbers("So far, 12500 people came.", "en") == (
+        "So far, twelve thousand five hundred people came."
+    )
+    assert (
+        speak_numbers("Paris, 75008 Paris", "fr") == "Paris, soixante-quinze zéro zéro huit Paris"
+    )
+
+
+def test_a_weekday_abbreviation_alone_needs_a_number_after_it() -> None:
+    assert speak_numbers("So war das. Frag Mo und Fr. Meier.", "de") == (
+        "So war das. Frag Mo und Frau Meier."
+    )
+    assert speak_numbers("So 10 Uhr, Fr–So", "de") == "Sonntag zehn Uhr, Freitag bis Sonntag"
+
+
+def test_a_room_number_is_no_decimal_but_a_room_measure_is() -> None:
+    assert speak_numbers("Room 2.05, living room 21.5 °C", "en") == (
+        "Room two zero five, living room twenty-one point five degrees Celsius"
+    )
+
+
 # Properties.
 
 _FRAGMENTS = [
@@ -701,6 +731,7 @@ _FRAGMENTS = [
     "‰", "§", "¥", "±", "min", "1 h 30 min", "/kWh", "€/kWh", "per", "pro", "le", "LH 1234",
     "2026.11.3", "1/2 Liter", "9–17 Uhr", "24h/24", "7j/7", "612 345 678", "20:30 h", "14h30",
     "up", "+3.5%", "stand", "3-1", "2° piano", "al", "1.º", "piso", "Nachricht", "neue", "una",
+    "≈", "≥", "≤", "≠", "<", ">", "~", ">=", "<=", "!=",
 ]  # fmt: skip
 _LANGUAGE = st.sampled_from(sorted(LANGUAGES))
 _NUMERIC_TEXT = st.one_of(
@@ -710,7 +741,7 @@ _NUMERIC_TEXT = st.one_of(
     st.text(max_size=40),
 )
 _DIGIT = re.compile("[0-9]")
-_SIGN = re.compile("[%‰€$£¥°℃℉±§\u2212]")
+_SIGN = re.compile("[%‰€$£¥°℃℉±§≈≥≤≠\u2212]")
 """Signs that are always said in words."""
 
 

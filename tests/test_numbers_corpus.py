@@ -11,9 +11,12 @@ national phone numbers, signs, units alone, flight and version codes and scores.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from wyoming_pocket_tts.text.numbers import speak_numbers
+from wyoming_pocket_tts.text.speech import prepare_for_speech
 
 EN = [
     ("You have 1 new message.", "You have one new message."),
@@ -534,3 +537,626 @@ def test_each_language_has_fifty_sentences() -> None:
 )
 def test_said_as_a_native_speaker_says_it(language: str, text: str, expected: str) -> None:
     assert speak_numbers(text, language) == expected
+
+
+Reading = tuple[str, tuple[str, ...], tuple[str, ...]]
+"""A sentence, words its native reading must contain, and words it must not (issue 37).
+
+These go through `prepare_for_speech`, as the server does: the clean-up before the numbers must
+keep the signs they read."""
+
+SIGNS: dict[str, list[Reading]] = {
+    "en": [
+        ("Alert when CO2 ≥ 1000 ppm.", ("at least one thousand parts",), ("≥",)),
+        ("The freezer must stay < -18 °C.", ("less than minus eighteen degrees",), ("<",)),
+        (
+            "Charging takes ~2 h and uses ≈ 7.4 kWh.",
+            ("about two hours", "approximately seven point four kilowatt-hours"),
+            ("~", "≈"),
+        ),
+        (
+            "Gusts > 50 km/h, rain ≤ 2 mm, error code ≠ 0.",
+            ("more than fifty", "at most two millimeters", "not equal to zero"),
+            (">", "≤", "≠"),
+        ),
+    ],
+    "de": [
+        ("Lüften, wenn die Luftfeuchte ≥ 60 % ist.", ("mindestens sechzig Prozent",), ("≥",)),
+        ("Bei Temperaturen < 3 °C droht Glätte.", ("weniger als drei Grad",), ("<",)),
+        (
+            "Der Trockner braucht ~2 h und ≈ 1,8 kWh.",
+            ("etwa zwei Stunden", "ungefähr eins Komma acht"),
+            ("~", "≈"),
+        ),
+        (
+            "Böen > 60 km/h, Regen ≤ 2 mm, Status ≠ 0.",
+            ("mehr als sechzig", "höchstens zwei Millimeter", "ungleich null"),
+            (">", "≤", "≠"),
+        ),
+    ],
+    "fr": [
+        ("Alerte si l'humidité ≥ 70 %.", ("au moins soixante-dix pour cent",), ("≥",)),
+        ("Gel possible si la température < 2 °C.", ("moins de deux degrés",), ("<",)),
+        (
+            "La recharge dure ~3 h pour ≈ 11 kWh.",
+            ("environ trois heures", "environ onze kilowattheures"),
+            ("~", "≈"),
+        ),
+        (
+            "Rafales > 60 km/h, pluie ≤ 2 mm, code ≠ 0.",
+            ("plus de soixante", "au plus deux millimètres", "différent de zéro"),
+            (">", "≤", "≠"),
+        ),
+    ],
+    "es": [
+        ("Avisar si la humedad ≥ 65 %.", ("al menos sesenta y cinco por ciento",), ("≥",)),
+        ("Riesgo de helada con < 1 °C.", ("menos de un grado",), ("<",)),
+        (
+            "La lavadora tarda ~2 h y gasta ≈ 0,9 kWh.",
+            ("alrededor de dos horas", "aproximadamente cero coma nueve"),
+            ("~", "≈"),
+        ),
+        (
+            "Rachas > 60 km/h, lluvia ≤ 2 mm, código ≠ 0.",
+            ("más de sesenta", "como máximo dos milímetros", "distinto de cero"),
+            (">", "≤", "≠"),
+        ),
+    ],
+    "it": [
+        ("Avvisami se l'umidità ≥ 70 %.", ("almeno settanta per cento",), ("≥",)),
+        ("Ghiaccio possibile con < 2 °C.", ("meno di due gradi",), ("<",)),
+        (
+            "La ricarica dura ~4 h e consuma ≈ 9 kWh.",
+            ("circa quattro ore", "circa nove chilowattora"),
+            ("~", "≈"),
+        ),
+        (
+            "Raffiche > 60 km/h, pioggia ≤ 2 mm, codice ≠ 0.",
+            ("più di sessanta", "al massimo due millimetri", "diverso da zero"),
+            (">", "≤", "≠"),
+        ),
+    ],
+    "pt": [
+        ("Avisar se a humidade ≥ 70 %.", ("pelo menos setenta por cento",), ("≥",)),
+        ("Risco de geada com < 2 °C.", ("menos de dois graus",), ("<",)),
+        (
+            "O carregamento demora ~3 h e gasta ≈ 7 kWh.",
+            ("cerca de três horas", "aproximadamente sete quilowatts-hora"),
+            ("~", "≈"),
+        ),
+        (
+            "Rajadas > 60 km/h, chuva ≤ 2 mm, código ≠ 0.",
+            ("mais de sessenta", "no máximo dois milímetros", "diferente de zero"),
+            (">", "≤", "≠"),
+        ),
+    ],
+    "nl": [
+        ("Waarschuw als de luchtvochtigheid ≥ 70 % is.", ("minstens zeventig procent",), ("≥",)),
+        ("Kans op gladheid bij < 1 °C.", ("minder dan één graad",), ("<",)),
+        (
+            "Opladen duurt ~3 h en kost ≈ 11 kWh.",
+            ("ongeveer drie uur", "ongeveer elf kilowattuur"),
+            ("~", "≈"),
+        ),
+        (
+            "Windstoten > 60 km/h, regen ≤ 2 mm, code ≠ 0.",
+            ("meer dan zestig", "hoogstens twee millimeter", "ongelijk aan nul"),
+            (">", "≤", "≠"),
+        ),
+    ],
+}
+"""Comparison and approximation signs in words."""
+
+UNITS_PER: dict[str, list[Reading]] = {
+    "en": [
+        (
+            "Our EV averaged 17.5 kWh/100 km on the highway.",
+            ("kilowatt-hours per hundred kilometers",),
+            ("kWh", "/"),
+        ),
+        (
+            "The old van burned 9 l/100 km, the new one does 21 km/l.",
+            ("nine liters per hundred kilometers", "twenty-one kilometers per liter"),
+            ("km", " l/", "one hundred"),
+        ),
+        (
+            "This house needs 65 kWh/m² a year.",
+            ("sixty-five kilowatt-hours per square meter",),
+            ("kWh", "m²"),
+        ),
+    ],
+    "de": [
+        (
+            "Der Verbrauch lag bei 18,3 kWh/100 km.",
+            ("Kilowattstunden pro hundert Kilometer",),
+            ("kWh", "einhundert"),
+        ),
+        (
+            "Der Diesel braucht 5,9 l/100 km, also fast 17 km/l.",
+            ("fünf Komma neun Liter pro hundert Kilometer", "siebzehn Kilometer pro Liter"),
+            ("km", " l/"),
+        ),
+        (
+            "Die Wärmepumpe braucht 55 kWh/m² und läuft 6 h/Tag.",
+            ("Kilowattstunden pro Quadratmeter", "sechs Stunden pro Tag"),
+            ("kWh", "/"),
+        ),
+    ],
+    "fr": [
+        (
+            "La voiture consomme 16,8 kWh/100 km en ville.",
+            ("kilowattheures aux cent kilomètres",),
+            ("kWh", "/"),
+        ),
+        (
+            "Le break fait 6,2 l/100 km, soit 16 km/l.",
+            ("six virgule deux litres aux cent kilomètres", "seize kilomètres par litre"),
+            ("km", " l/"),
+        ),
+        (
+            "La maison consomme 70 kWh/m² et la pompe tourne 5 h/jour.",
+            ("soixante-dix kilowattheures par mètre carré", "cinq heures par jour"),
+            ("kWh", "/"),
+        ),
+    ],
+    "es": [
+        (
+            "El coche gasta 15,9 kWh/100 km en ciudad.",
+            ("kilovatios hora por cada cien kilómetros",),
+            ("kWh", "/"),
+        ),
+        (
+            "La furgoneta consume 8,5 l/100 km, unos 12 km/l.",
+            ("ocho coma cinco litros por cada cien kilómetros", "doce kilómetros por litro"),
+            ("km", " l/"),
+        ),
+        (
+            "La vivienda necesita 60 kWh/m² y la bomba funciona 4 h/día.",
+            ("sesenta kilovatios hora por metro cuadrado", "cuatro horas por día"),
+            ("kWh", "/"),
+        ),
+    ],
+    "it": [
+        (
+            "L'auto consuma 14,7 kWh/100 km in città.",
+            ("chilowattora ogni cento chilometri",),
+            ("kWh", "/"),
+        ),
+        (
+            "Il furgone fa 7,8 l/100 km, cioè 13 km/l.",
+            ("sette virgola otto litri ogni cento chilometri", "tredici chilometri al litro"),
+            ("km", " l/"),
+        ),
+        (
+            "La casa richiede 50 kWh/m², la pompa va 3 h/giorno e costa 2 €/h.",
+            ("cinquanta chilowattora al metro quadrato", "tre ore al giorno", "due euro all'ora"),
+            ("kWh", "/", "al ora"),
+        ),
+    ],
+    "pt": [
+        (
+            "O carro gasta 16,1 kWh/100 km na cidade.",
+            ("aos cem quilómetros",),
+            ("kWh", "/"),
+        ),
+        (
+            "A carrinha consome 7,4 l/100 km, uns 14 km/l.",
+            ("sete vírgula quatro litros aos cem quilómetros", "catorze quilómetros por litro"),
+            ("km", " l/"),
+        ),
+        (
+            "A casa precisa de 58 kWh/m² e a bomba trabalha 5 h/dia.",
+            ("quilowatts-hora por metro quadrado", "cinco horas por dia"),
+            ("kWh", "/"),
+        ),
+    ],
+    "nl": [
+        (
+            "De auto verbruikt 17,2 kWh/100 km op de snelweg.",
+            ("kilowattuur per honderd kilometer",),
+            ("kWh", "/"),
+        ),
+        (
+            "De bus rijdt 8,3 l/100 km of 12 km/l.",
+            ("acht komma drie liter per honderd kilometer", "twaalf kilometer per liter"),
+            ("km", " l/"),
+        ),
+        (
+            "Het huis verbruikt 48 kWh/m² en de pomp draait 7 h/dag.",
+            ("achtenveertig kilowattuur per vierkante meter", "zeven uur per dag"),
+            ("kWh", "/"),
+        ),
+    ],
+}
+"""Units with a slash: "per" in each language's words ("aux cent", "ogni cento", "all'ora")."""
+
+ADDRESSES: dict[str, list[Reading]] = {
+    "en": [
+        ("Ship it to New York, NY 10118.", ("one zero one one eight",), ("thousand",)),
+        (
+            "The parcel is at 42 Elm Street 3 A, zip 02139.",
+            ("three A", "zero two one three nine"),
+            ("amps",),
+        ),
+        ("Visitors for apartment 7/D.", ("seven D",), ("/",)),
+    ],
+    "de": [
+        (
+            "Die Adresse ist Lindenweg 23 A, 80331 München.",
+            ("dreiundzwanzig A,", "acht null drei drei eins München"),
+            ("Ampere", "tausend"),
+        ),
+        (
+            "Bitte an die PLZ 04109 schicken, Bahnhofstraße 8b.",
+            ("null vier eins null neun", "acht B"),
+            ("tausend",),
+        ),
+        ("Das Paket liegt bei Wohnung 4/B im Erdgeschoss.", ("vier B",), ("/", "pro")),
+    ],
+    "fr": [
+        (
+            "Livraison au 14 rue des Lilas, 69003 Lyon.",
+            ("soixante-neuf zéro zéro trois Lyon",),
+            ("mille",),
+        ),
+        ("Le code postal est 13100, bâtiment 3 B.", ("treize cent", "trois B"), ("mille",)),
+        ("Sonnez à l'appartement 5/A.", ("cinq A",), ("ampère", "/")),
+    ],
+    "es": [
+        (
+            "Envíalo a la calle Mayor 12 B, 28013 Madrid.",
+            ("doce B", "dos ocho cero uno tres Madrid"),
+            ("mil",),
+        ),
+        (
+            "El código postal es 08001, portal 3 A.",
+            ("cero ocho cero cero uno", "tres A"),
+            ("amperio",),
+        ),
+        ("Vivo en la avenida del Puerto 45, piso 7/C.", ("siete C",), ("/",)),
+    ],
+    "it": [
+        (
+            "Spedisci in via Garibaldi 8 B, 20121 Milano.",
+            ("otto B", "due zero uno due uno Milano"),
+            ("mila",),
+        ),
+        ("Il CAP è 00185, interno 3/A.", ("zero zero uno otto cinque", "tre A"), ("ampere", "/")),
+        ("Abito in piazza Dante 17 A, scala B.", ("diciassette A",), ("ampere",)),
+    ],
+    "pt": [
+        (
+            "Entregar na Rua das Flores 17 B, 4050-262 Porto.",
+            ("dezassete B", "quatro mil e cinquenta, duzentos e sessenta e dois Porto"),
+            (" a duzentos",),
+        ),
+        (
+            "O código postal é 1100-148, andar 3/D.",
+            ("mil e cem, cento e quarenta e oito", "três D"),
+            (" a cento", "/"),
+        ),
+        ("Moro na Avenida da Liberdade 110 A.", ("cento e dez A",), ("amperes",)),
+    ],
+    "nl": [
+        (
+            "Het adres is Dorpsstraat 14 A, 3512 JK Utrecht.",
+            ("veertien A", "vijfendertig twaalf J K Utrecht"),
+            ("ampère", "duizend"),
+        ),
+        (
+            "Mijn postcode is 2511 CV, huisnummer 7/B.",
+            ("vijfentwintig elf C V", "zeven B"),
+            ("duizend",),
+        ),
+        ("Bezorg het op de Herengracht 12 C.", ("twaalf C",), ("graad",)),
+    ],
+}
+"""Postcodes in the country's digit groups; a house number and its letter ("17 B", "7/C")."""
+
+ABBREVIATIONS: dict[str, list[Reading]] = {
+    "en": [
+        (
+            "The clinic moved to 12 Oak St, next to St. Mary's Church.",
+            ("Oak Street", "Saint Mary's"),
+            ("St", "Oak Saint", "Street Mary"),
+        ),
+        (
+            "Deliver to Apt. 5, 200 Park Ave, Fl. 3.",
+            ("Apartment five", "Park Avenue", "Floor three"),
+            ("Apt", "Ave", "Fl."),
+        ),
+        (
+            "Visit St. Louis, then drive down Elm St. to the lake.",
+            ("Visit Saint Louis", "Elm Street to"),
+            ("Street Louis", "St."),
+        ),
+    ],
+    "de": [
+        (
+            "Die Praxis ist im 2. OG, Whg. 5.",
+            ("im zweiten Obergeschoss", "Wohnung fünf"),
+            ("OG", "Whg"),
+        ),
+        (
+            "Geöffnet Mo.–Fr. 9–18 Uhr, Sa 10–14 Uhr.",
+            ("Montag bis Freitag neun bis achtzehn Uhr", "Samstag zehn"),
+            ("Mo.", "Frau", "Sa "),
+        ),
+        (
+            "Termin am Di., 3. März bei Fr. Meier, Müll Mi 7:00, Sa/So nicht.",
+            ("Dienstag,", "Frau Meier", "Mittwoch sieben Uhr", "Samstag und Sonntag"),
+            ("Di.", "Freitag", "Mi ", "Sa/So"),
+        ),
+    ],
+    "fr": [
+        (
+            "Livraison appt 12, bât. B, 3e ét.",
+            ("appartement douze", "bâtiment B", "troisième étage."),
+            ("appt", "bât.", "ét."),
+        ),
+        (
+            "Rendez-vous au 5 Bd Voltaire, esc. 2.",
+            ("Boulevard Voltaire", "escalier deux"),
+            ("Bd", "esc."),
+        ),
+        (
+            "Le cabinet est au 8 Av. Jean Jaurès, pte 4.",
+            ("Avenue Jean Jaurès", "porte quatre"),
+            ("Av.", "pte"),
+        ),
+    ],
+    "es": [
+        ("Vivo en C/ Mayor 5, 3.º izq.", ("Calle Mayor cinco", "izquierda"), ("C/", "izq.")),
+        (
+            "La oficina está en Pza. España 2, esc. B, pta. 4.",
+            ("Plaza España dos", "escalera B", "puerta cuatro"),
+            ("Pza", "esc.", "pta"),
+        ),
+        (
+            "Nos vemos en Sta. Cruz, Avda. de la Paz 10.",
+            ("Santa Cruz", "Avenida de la Paz diez"),
+            ("Sta.", "Avda"),
+        ),
+    ],
+    "it": [
+        ("Abito in V.le Monza 12, int. 5.", ("Viale Monza", "interno cinque"), ("V.le", "int.")),
+        ("Lo studio è in P.za Duomo 3, sc. B.", ("Piazza Duomo", "scala B"), ("P.za", "sc.")),
+        ("Ci vediamo in C.so Italia 40.", ("Corso Italia quaranta",), ("C.so",)),
+    ],
+    "pt": [
+        ("Moro na R. Augusta 20, 2.º Esq.", ("Rua Augusta", "segundo Esquerdo"), ("R.", "Esq")),
+        (
+            "O escritório fica na Pç. do Comércio 5, 1.º Dto.",
+            ("Praça do Comércio", "primeiro Direito"),
+            ("Pç", "Dto"),
+        ),
+        (
+            "A loja fica na Trav. do Carmo 7, r/c.",
+            ("Travessa do Carmo sete", "rés-do-chão"),
+            ("Trav", "r/c"),
+        ),
+    ],
+    "nl": [
+        ("Mijn adres is Dorpsstraat 5, app. 12.", ("appartement twaalf",), ("app.",)),
+        (
+            "Het kantoor is op de 3e verd., nr. 14.",
+            ("derde verdieping", "nummer veertien"),
+            ("verd.", "nr."),
+        ),
+        ("We gaan naar St. Nicolaas, Kerkstraat 2.", ("Sint Nicolaas",), ("St.",)),
+    ],
+}
+"""Address and date abbreviations; "St" by context (Street after a name, else Saint)."""
+
+NOON: dict[str, list[Reading]] = {
+    "en": [
+        (
+            "The lights turn off at 00:00 and back on at 12:00.",
+            ("at midnight", "at noon"),
+            ("twelve",),
+        ),
+        ("Quiet hours last until 00:00.", ("until midnight",), ("zero",)),
+        ("Lunch is served from 12:00 to 13:30.", ("from noon to one thirty PM",), ("twelve",)),
+    ],
+    "de": [
+        ("Die Heizung schaltet um 00:00 Uhr ab.", ("um null Uhr ab",), ("Uhr Uhr",)),
+        ("Mittagspause von 12:00 bis 13:00.", ("von zwölf Uhr bis dreizehn Uhr",), ("null",)),
+        ("Das Update läuft bis 0:00.", ("bis null Uhr",), ("Mitternacht Uhr",)),
+    ],
+    "fr": [
+        ("Les volets se ferment à 00:00.", ("à minuit",), ("zéro",)),
+        ("Le déjeuner est servi à 12h.", ("à midi",), ("douze",)),
+        ("Le chauffage reste bas jusqu'à 12:00.", ("jusqu'à midi",), ("douze",)),
+    ],
+    "es": [
+        ("La reunión empieza a las 12:00.", ("empieza al mediodía",), ("las mediodía",)),
+        (
+            "El riego funciona desde las 00:00 hasta las 6:00.",
+            ("desde la medianoche hasta las seis",),
+            ("las medianoche",),
+        ),
+        (
+            "Cerrado de las 12:00 a las 16:00.",
+            ("Cerrado del mediodía a las dieciséis",),
+            ("las mediodía",),
+        ),
+    ],
+    "it": [
+        ("Il pranzo è alle 12:00.", ("è a mezzogiorno",), ("alle mezzogiorno",)),
+        (
+            "Le luci si spengono dalle 00:00 alle 6:00.",
+            ("da mezzanotte alle sei",),
+            ("dalle mezzanotte",),
+        ),
+        (
+            "Consegna entro le 12:00, non prima delle 00:00.",
+            ("entro mezzogiorno", "prima di mezzanotte"),
+            ("le mezzogiorno", "delle mezzanotte"),
+        ),
+    ],
+    "pt": [
+        ("O almoço é às 12:00.", ("é ao meio-dia",), ("às meio-dia",)),
+        (
+            "A rega funciona das 00:00 às 6:00.",
+            ("da meia-noite às seis horas",),
+            ("das meia-noite",),
+        ),
+        ("A loja fecha até às 12h.", ("até ao meio-dia",), ("às meio-dia",)),
+    ],
+    "nl": [
+        ("De lampen gaan om 00:00 uit.", ("om middernacht uit",), ("nul",)),
+        ("De lunch is om 12:00.", ("om twaalf uur",), ("middag",)),
+        ("Het alarm staat aan tot 00:00.", ("tot middernacht",), ("nul",)),
+    ],
+}
+"""Noon and midnight agreeing with the preposition or article before them."""
+
+ROOMS: dict[str, list[Reading]] = {
+    "en": [
+        ("The meeting moved to room 4.12 on the second floor.", ("room four twelve",), ("point",)),
+        ("Please go to Lab 2.05 after lunch.", ("Lab two zero five",), ("point",)),
+        (
+            "Your desk is in office 1.3, next to door 1.4.",
+            ("office one three, next to door one four",),
+            ("point",),
+        ),
+    ],
+    "de": [
+        ("Die Besprechung ist in Raum 2.14.", ("Raum zwei vierzehn",), ("Komma",)),
+        (
+            "Der Drucker steht im Besprechungsraum 1.05.",
+            ("Besprechungsraum eins null fünf",),
+            ("Komma",),
+        ),
+        (
+            "Bitte zu Zimmer 3.1 kommen, nicht Büro 3.2.",
+            ("Zimmer drei eins kommen, nicht Büro drei zwei",),
+            ("Komma",),
+        ),
+    ],
+    "fr": [
+        ("La réunion a lieu en salle 2.14.", ("salle deux quatorze",), ("virgule",)),
+        ("Le colis est au bureau 1.05.", ("bureau un zéro cinq",), ("virgule",)),
+        ("Rendez-vous devant la porte 3.2.", ("porte trois deux",), ("virgule",)),
+    ],
+    "es": [
+        ("La reunión es en la sala 2.14.", ("sala dos catorce",), ("coma",)),
+        ("Ven al despacho 1.05 a las 10.", ("despacho uno cero cinco",), ("coma",)),
+        ("El aula 3.2 está cerrada.", ("aula tres dos",), ("coma",)),
+    ],
+    "it": [
+        ("La riunione è nell'aula 2.14.", ("aula due quattordici",), ("virgola",)),
+        ("Il pacco è nell'ufficio 1.05.", ("ufficio uno zero cinque",), ("virgola",)),
+        ("Vai alla stanza 3.2.", ("stanza tre due",), ("virgola",)),
+    ],
+    "pt": [
+        ("A reunião é na sala 2.14.", ("sala dois catorze",), ("vírgula",)),
+        ("Vem ao gabinete 1.05.", ("gabinete um zero cinco",), ("vírgula",)),
+        ("O quarto 3.2 está livre.", ("quarto três dois",), ("vírgula",)),
+    ],
+    "nl": [
+        ("De les is in lokaal 2.14.", ("lokaal twee veertien",), ("komma",)),
+        ("Het pakket ligt in kamer 1.05.", ("kamer één nul vijf",), ("komma",)),
+        ("Ga naar vergaderzaal 3.2.", ("vergaderzaal drie twee",), ("komma",)),
+    ],
+}
+"""Room, floor and door numbers with a dot: no decimal."""
+
+READINGS: dict[str, list[Reading]] = {
+    "en": [
+        ("Quiet mode runs 10 PM–6 AM on weekdays.", ("ten PM to six AM",), ("–",)),
+        ("The garage is open 8:30 am-5:30 pm.", ("eight thirty AM to five thirty PM",), ("-",)),
+        ("Today is +4 °C higher than yesterday.", ("is four degrees Celsius higher",), ("plus",)),
+    ],
+    "de": [
+        ("Der CO2-Wert liegt bei 850 ppm.", ("achthundertfünfzig ppm",), ("Teile",)),
+        ("Das Ticket kostet CHF 25.– pro Person.", ("fünfundzwanzig Franken pro Person",), ("–",)),
+        ("Der Verbrauch ist +12 % höher als im Vorjahr.", ("ist zwölf Prozent höher",), ("plus",)),
+    ],
+    "fr": [
+        (
+            "Le billet coûte CHF 18.– par personne.",
+            ("dix-huit francs suisses par personne",),
+            ("–",),
+        ),
+        ("Il fait +3 °C de plus qu'hier.", ("fait trois degrés Celsius de plus",), ("plus trois",)),
+        ("Mode nuit de 11 PM–6 AM.", ("vingt-trois heures à six heures",), ("–",)),
+        (
+            "Le tarif heures creuses est de 0,1828 € le kWh.",
+            ("dix-huit virgule vingt-huit centimes le kilowattheure",),
+            ("zéro virgule", "un huit deux huit"),
+        ),
+    ],
+    "es": [
+        (
+            "El consumo subió un +4,2 % más que en enero.",
+            ("un cuatro coma dos por ciento más",),
+            ("más cuatro",),
+        ),
+        ("La entrada cuesta CHF 15.–.", ("quince francos suizos.",), ("–",)),
+        ("Hoy hace -2 °C menos que ayer.", ("hace dos grados Celsius menos",), ("menos dos",)),
+    ],
+    "it": [
+        ("Il contratto scade nel 2023.", ("duemilaventitré",), ("duemilaventitre",)),
+        ("Il piano vale fino al 2033.", ("duemilatrentatré",), ("duemilatrentatre",)),
+        ("Hai speso +15 € in più questo mese.", ("speso quindici euro in più",), ("più quindici",)),
+    ],
+    "pt": [
+        ("O consumo subiu um +3 % mais que em março.", ("um três por cento mais",), ("mais três",)),
+        ("O bilhete custa CHF 12.–.", ("doze francos suíços.",), ("–",)),
+        ("A loja abre 9 AM–6 PM.", ("nove horas a dezoito horas",), ("–",)),
+    ],
+    "nl": [
+        ("Ajax boekte een 3-1 overwinning.", ("drie-één overwinning",), ("tot",)),
+        ("Het stond 2-2 bij de rust.", ("twee-twee",), ("tot",)),
+        (
+            "De CO2 is 900 ppm, +5 % meer dan gisteren.",
+            ("negenhonderd ppm", "vijf procent meer"),
+            ("deeltjes", "plus"),
+        ),
+    ],
+}
+"""Time ranges with AM/PM, scores, ppm, Swiss ".–", a sign the next word says, years."""
+
+GROUPS: dict[str, dict[str, list[Reading]]] = {
+    "signs": SIGNS,
+    "units per": UNITS_PER,
+    "addresses": ADDRESSES,
+    "abbreviations": ABBREVIATIONS,
+    "noon": NOON,
+    "rooms": ROOMS,
+    "readings": READINGS,
+}
+
+
+def test_each_group_has_three_sentences_per_language() -> None:
+    assert {
+        (group, language): len(readings.get(language, [])) >= 3
+        for group, readings in GROUPS.items()
+        for language in CORPUS
+    } == dict.fromkeys(((group, language) for group in GROUPS for language in CORPUS), True)
+
+
+def _as_words(text: str) -> str:
+    """A pattern for `text` that does not match inside a longer word ("St" not in "Street")."""
+    start = r"(?<!\w)" if re.match(r"\w", text) else ""
+    end = r"(?!\w)" if re.search(r"\w$", text) else ""
+    return start + re.escape(text) + end
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "must", "must_not"),
+    [
+        pytest.param(language, text, must, must_not, id=f"{group}:{language}:{text}")
+        for group, readings in GROUPS.items()
+        for language, cases in readings.items()
+        for text, must, must_not in cases
+    ],
+)
+def test_read_in_context(
+    language: str, text: str, must: tuple[str, ...], must_not: tuple[str, ...]
+) -> None:
+    spoken = prepare_for_speech(text, language)
+    missing = [words for words in must if words not in spoken]
+    wrong = [words for words in must_not if re.search(_as_words(words), spoken)]
+    assert (missing, wrong, re.findall("[0-9]", spoken)) == ([], [], []), spoken

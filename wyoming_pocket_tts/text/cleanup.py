@@ -44,7 +44,7 @@ _ASCII_UNSPEAKABLE_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f^`]")
 """The ASCII characters `_is_unspeakable` drops (a test checks this against it)."""
 
 _DROPPED_CATEGORIES = frozenset({"So", "Sk", "Sm", "Co", "Cn", "Cs", "Cc", "Cf", "Me"})
-_KEPT_SYMBOLS = frozenset("+<=>~|°±×÷−℃℉\t\n\r\u200c\u200d")  # noqa: RUF001
+_KEPT_SYMBOLS = frozenset("+<=>~|°±×÷−℃℉≈≥≤≠\t\n\r\u200c\u200d")  # noqa: RUF001
 """Symbols kept for speech: the minus sign and degree signs are read by text.numbers."""
 _MAX_PASSES = 4
 

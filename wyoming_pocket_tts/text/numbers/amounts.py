@@ -26,11 +26,20 @@ def vulgar_fraction(c: Context) -> Pass:
     return c.compile(pattern, read)
 
 
+def swiss_dash(c: Context) -> Pass:
+    """Swiss "CHF 12.-" (any dash), "5.- Fr.": no centimes; the money passes read the rest."""
+    pattern = rf"(?=[.,])(?<=[0-9])[.,][{DASHES}]{{1,2}}(?![{DASHES}\w]|[ \u00a0]?[0-9])"
+    return c.compile(pattern, lambda _: "")
+
+
 def _money(c: Context, match: re.Match[str], currency: Currency, amount: str) -> str:
     words, case = c.words, c.case(match)
     number = words.parse(amount)
     major, minor = currency.major, currency.minor
     if number.fraction and len(number.fraction) > 2:
+        if number.whole == 0:  # "0,2534 €": "vingt-cinq virgule trente-quatre centimes"
+            in_minor = Number(number.sign, int(number.fraction[:2]), number.fraction[2:])
+            return place(match, words.counted(in_minor, minor, case))
         return place(match, words.counted(number, major, case))
     cents = int(number.fraction.ljust(2, "0")) if number.fraction else 0
     whole = Number(number.sign, number.whole)
@@ -62,6 +71,32 @@ def money_after(c: Context) -> Pass:
     return c.compile(
         pattern, lambda match: _money(c, match, c.currencies[match.group(2)], match.group(1))
     )
+
+
+def per_unit(c: Context) -> Pass:
+    """ "15 kWh/100 km", "6,5 l/100 km", "45 kWh/m²", "18 km/l", "30 kWh/Monat": "/" is "per".
+
+    A pair that is one unit of the tables ("km/h", "m³/h") is left to `with_unit`."""
+    lang, words = c.language, c.words
+    units = alternation(c.units)
+    count_fixes = compile_fixes(lang.per_count_fixes)
+    pattern = (
+        rf"({c.signed}){SPACE}({units})/{SPACE}(?:({c.num}){SPACE})?"
+        rf"({units}|[^\W\d_]{{2,}})(?![^\W\d_]|[0-9²³/])"
+    )
+
+    def read(match: re.Match[str]) -> str:
+        first, count, second = match.group(2), match.group(3), match.group(4)
+        if not count and f"{first}/{second}" in c.units:
+            return match.group()
+        spoken = words.counted(words.parse(match.group(1)), c.units[first], c.case(match))
+        noun = c.units.get(second) or Noun(second, second)
+        if count:
+            counted = apply_fixes(words.counted(words.parse(count), noun), count_fixes)
+            return place(match, f"{spoken} {lang.per_count_word or lang.per_word} {counted}")
+        return place(match, f"{spoken} {lang.per_word} {noun.singular}")
+
+    return c.compile(pattern, read)
 
 
 def with_unit(c: Context) -> Pass:

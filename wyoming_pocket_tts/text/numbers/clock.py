@@ -7,26 +7,83 @@ import re
 from .context import DASHES, SPACE, Context, Pass, after, alternation, place
 
 
+def special_after(c: Context) -> Pass | None:
+    """Spanish "a las 12:00" -> "al mediodía", Italian "alle 00:00" -> "a mezzanotte",
+    Portuguese "às 12h" -> "ao meio-dia": noon and midnight agree with the words before them."""
+    cues = c.language.time.special_after
+    if not cues:
+        return None
+    firsts = "".join(sorted({char for cue in cues for char in (cue[0], cue[0].upper())}))
+    pattern = (
+        rf"(?=[{firsts}])(?i:\b({alternation(cues)}))[ \u00a0]+"
+        r"(0?0|12|24)(?:[:.h]00|h)(?![0-9]|[:.,][0-9]| ?[ap]\.?m\b)"
+    )
+
+    def read(match: re.Match[str]) -> str:
+        cue, hour = match.group(1), int(match.group(2))
+        spoken = cues[cue.lower()].get(f"{hour % 24:02}:00")
+        if spoken is None:
+            return match.group()
+        return place(match, spoken[0].upper() + spoken[1:] if cue[0].isupper() else spoken)
+
+    return c.compile(pattern, read)
+
+
+_AMPM = r"a\.m\.|p\.m\.|a\. m\.|p\. m\.|AM|PM"
+
+
+def _ampm(c: Context) -> str:
+    return _AMPM + ("|am|pm|a\\.m|p\\.m" if c.language.time.twelve_hour else "")
+
+
+def _twelve_hour_words(c: Context, hour: str, minute: str | None, written: str) -> str:
+    meridiem = "am" if written.lower().startswith("a") else "pm"
+    return c.words.time(int(hour), int(minute or 0), None, meridiem)
+
+
+def _keep_stop(match: re.Match[str], written: str, words: str) -> str:
+    """ "1 a.m. Then": the full stop of "a.m." also ended the sentence."""
+    rest = after(match)
+    if written.endswith(".") and (not rest or re.match(r"\s+[A-Z]", rest)):
+        words += "."
+    return words
+
+
+def twelve_hour_range(c: Context) -> Pass:
+    """ "11 PM-7 AM" (any dash), "9am-5pm", "9-11 am": both ends on the clock, joined by "to"."""
+    time = r"([0-9]{1,2})(?::([0-5][0-9]))?"
+    ampm = _ampm(c)
+    pattern = (
+        rf"(?=[0-9])(?<![0-9:.,/]){time}(?:{SPACE}({ampm}))?{SPACE}[{DASHES}]{SPACE}"
+        rf"{time}{SPACE}({ampm})(?![\w])"
+    )
+
+    def read(match: re.Match[str]) -> str:
+        first_hour, first_minute, first_ampm, hour, minute, last_ampm = match.groups()
+        first = _twelve_hour_words(c, first_hour, first_minute, first_ampm or last_ampm)
+        last = _twelve_hour_words(c, hour, minute, last_ampm)
+        if not first or not last:
+            return match.group()
+        if not first_ampm and c.language.time.twelve_hour:  # "9-11 am": said once
+            first = first.rsplit(" ", 1)[0]
+        return place(match, _keep_stop(match, last_ampm, f"{first} {c.language.range_word} {last}"))
+
+    return c.compile(pattern, read)
+
+
 def twelve_hour(c: Context) -> Pass:
     """ "2:30 pm", "9am", "9 a.m.": said on the language's own clock."""
-    ampm = r"a\.m\.|p\.m\.|a\. m\.|p\. m\.|AM|PM"
-    if c.language.time.twelve_hour:
-        ampm += "|am|pm|a\\.m|p\\.m"
     pattern = (
-        rf"(?=[0-9])(?<![0-9:.,/])([0-9]{{1,2}})(?::([0-5][0-9]))?(?:{SPACE}({ampm})|(am|pm))"
+        rf"(?=[0-9])(?<![0-9:.,/])([0-9]{{1,2}})(?::([0-5][0-9]))?(?:{SPACE}({_ampm(c)})|(am|pm))"
         r"(?![\w])"
     )
 
     def read(match: re.Match[str]) -> str:
         written = match.group(3) or match.group(4)
-        meridiem = "am" if written.lower().startswith("a") else "pm"
-        words = c.words.time(int(match.group(1)), int(match.group(2) or 0), None, meridiem)
+        words = _twelve_hour_words(c, match.group(1), match.group(2), written)
         if not words:
             return match.group()
-        rest = after(match)
-        if written.endswith(".") and (not rest or re.match(r"\s+[A-Z]", rest)):
-            words += "."
-        return place(match, words)
+        return place(match, _keep_stop(match, written, words))
 
     return c.compile(pattern, read)
 
@@ -110,7 +167,7 @@ def hour_letter(c: Context) -> Pass | None:
     if not kind:
         return None
     space = " ?" if kind == "spaced" else ""
-    pattern = rf"(?=[0-9])(?<![0-9.,:/])([0-9]{{1,2}}){space}h{space}([0-5][0-9])?(?![\w])"
+    pattern = rf"(?=[0-9])(?<![0-9.,:/])([0-9]{{1,2}}){space}h{space}([0-5][0-9])?(?![\w/])"
     return c.compile(pattern, lambda match: _hour_and_minute(c, match))
 
 

@@ -4,25 +4,35 @@ from __future__ import annotations
 
 import re
 
-from .context import SPACE, Context, Pass, after, alternation, place
+from .context import SPACE, Context, Pass, after, alternation, before, place
+from .tables import Abbreviation
 
 _NAME_NEXT = re.compile(r"\s+(?=[A-ZÀ-ÖØ-Þ])")
+_NAME_BEFORE = re.compile(r"[\w,][ \u00a0]+[A-ZÀ-ÖØ-Þ][\w'’-]*[ \u00a0]+$")  # noqa: RUF001
+"""A capitalised word that does not start the text before it: "42 Elm St", not "Visit St."."""
 
 
 def abbreviation(c: Context) -> Pass | None:
-    """ "z. B.", "Dr. Smith", "No. 5": expanded where the table says they may be."""
-    entries = {entry.written: entry for entry in c.language.abbreviations}
+    """ "z. B.", "Dr. Smith", "No. 5", "Elm St": expanded where the table says they may be."""
+    entries: dict[str, list[Abbreviation]] = {}
+    for entry in c.language.abbreviations:
+        entries.setdefault(entry.written, []).append(entry)
     if not entries:
         return None
     first = "".join(sorted({re.escape(form[0]) for form in entries}))
     pattern = rf"(?=[{first}])(?<![^\W\d_.])({alternation(entries)})(?!\w)"
 
-    def read(match: re.Match[str]) -> str:
-        entry = entries[match.group(1)]
-        rest = after(match)
+    def holds(entry: Abbreviation, match: re.Match[str], rest: str) -> bool:
         if entry.before_digit and not re.match(r"[ \u00a0]?[0-9]", rest):
-            return match.group()
+            return False
         if entry.before_name and not _NAME_NEXT.match(rest):
+            return False
+        return not entry.after_name or _NAME_BEFORE.search(before(match)) is not None
+
+    def read(match: re.Match[str]) -> str:
+        rest = after(match)
+        entry = next((e for e in entries[match.group(1)] if holds(e, match, rest)), None)
+        if entry is None:
             return match.group()
         spoken = entry.spoken
         if match.group()[0].isupper():
@@ -84,12 +94,33 @@ def flight(c: Context) -> Pass:
     return c.compile(pattern, read)
 
 
+NUMBER_SIGNS = "<>~"
+"""Signs that are words only before a number ("< 5 °C", "~3 h"); elsewhere they are text."""
+ASCII_SIGNS = {"<=": "≤", ">=": "≥", "!=": "≠", "=<": "≤", "=>": "≥"}
+
+
 def symbol_word(c: Context) -> Pass | None:
-    """ "±", "§": signs said as words wherever they stand."""
-    signs = c.language.symbol_words
+    """ "±", "§", "≈", "≥", "≤", "≠": signs said as words wherever they stand."""
+    words = c.language.symbol_words
+    signs = {sign: word for sign, word in words.items() if sign not in NUMBER_SIGNS}
     if not signs:
         return None
     return c.compile(f"[{''.join(signs)}]", lambda match: place(match, signs[match.group()]))
+
+
+def comparison(c: Context) -> Pass | None:
+    """ "< 5 °C", "> 30 km/h", "~3 h", ">= 75 %": a comparison sign is a word before a number."""
+    signs = c.language.symbol_words
+    if not all(sign in signs for sign in NUMBER_SIGNS):
+        return None
+    written = alternation([*ASCII_SIGNS, *NUMBER_SIGNS])
+    pattern = rf"(?=[{NUMBER_SIGNS}!=])(?<![<>=!~])({written})(?={SPACE}[-+\u2212]?[0-9])"
+
+    def read(match: re.Match[str]) -> str:
+        sign = match.group(1)
+        return place(match, signs[ASCII_SIGNS.get(sign, sign)])
+
+    return c.compile(pattern, read)
 
 
 def dotted(c: Context) -> Pass:

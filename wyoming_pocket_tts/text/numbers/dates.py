@@ -1,10 +1,10 @@
-"""Dates and decades: "2026-12-01", "01.12.2026", "am 1.12.", "1 December", "1990s"."""
+"""Dates and decades: "2026-12-01", "01.12.2026", "am 1.12.", "1 December", "1990s", "Mo-Fr"."""
 
 from __future__ import annotations
 
 import re
 
-from .context import Context, Pass, alternation, before, place
+from .context import DASHES, SPACE, Context, Pass, after, alternation, before, place
 
 
 def _date(c: Context, match: re.Match[str], day: int, month: int, year: int | None) -> str:
@@ -18,6 +18,37 @@ def _date(c: Context, match: re.Match[str], day: int, month: int, year: int | No
         year=c.words.year(year) if year is not None else "",
     )
     return place(match, words)
+
+
+def weekday(c: Context) -> Pass | None:
+    """German "Mo-Fr", "Sa/So", "Di., 3. März", "Do 14:00": abbreviated weekdays in full.
+
+    Alone, an abbreviation is a weekday only before a number ("Fr." before a name is "Frau")."""
+    days = c.language.weekdays
+    if not days:
+        return None
+    names = alternation(days)
+    firsts = "".join(sorted({day[0] for day in days}))
+    pattern = (
+        rf"(?=[{firsts}])\b({names})\.?(?![^\W\d_])"
+        rf"(?:{SPACE}([{DASHES}/]){SPACE}({names})\.?(?![^\W\d_])|(?=,?{SPACE}[0-9]))"
+    )
+
+    amount = re.compile(
+        rf"[ \u00a0]?[0-9]+(?:[.,](?:[0-9]{{2}}|[{DASHES}]{{1,2}}))?(?![0-9.:]| ?Uhr\b)"
+    )
+
+    def read(match: re.Match[str]) -> str:
+        written = match.group()
+        if written in c.currencies and not match.group(3) and amount.match(after(match)):
+            return written  # Swiss "Fr. 7.50" is money
+        spoken = days[match.group(1)]
+        if match.group(3):
+            joiner = c.language.and_word if match.group(2) == "/" else c.language.range_word
+            spoken += f" {joiner} {days[match.group(3)]}"
+        return place(match, spoken)
+
+    return c.compile(pattern, read)
 
 
 def iso_date(c: Context) -> Pass:

@@ -121,11 +121,19 @@ LANGUAGE = Language(
         on_the_hour="{hour}",
         hour=Noun("ora", "ore", F),
         special={"00:00": "mezzanotte", "12:00": "mezzogiorno"},
+        special_after={
+            "alle": {"12:00": "a mezzogiorno", "00:00": "a mezzanotte"},
+            "dalle": {"12:00": "da mezzogiorno", "00:00": "da mezzanotte"},
+            "delle": {"12:00": "di mezzogiorno", "00:00": "di mezzanotte"},
+            "sulle": {"12:00": "verso mezzogiorno", "00:00": "verso mezzanotte"},
+            "le": {"12:00": "mezzogiorno", "00:00": "mezzanotte"},
+        },
         seconds_joiner="e",
     ),
     ordinal_suffixes={"º": "m", "ª": "f"},
     feminine_ordinal=((r"o\b", "a"),),
     gender_fixes={"m": ((r"^uno$", "un"),), F: ((r"^uno$", "una"),)},
+    cardinal_fixes=((r"(?<=\w)tre\b", "tré"),),  # num2words' years: "duemilaventitre"
     genders=Genders(
         labels=frozenset(
             _words(
@@ -207,9 +215,21 @@ LANGUAGE = Language(
         ),
         (r"\bun (?=s[^aeiouàèéìòù\s]|z|gn|ps|x)", "uno "),  # "uno studio", "uno zaino"
         (r"\b([mM])ezza ora\b", r"\1ezz'ora"),
+        (r"\bal (?=[aeiouàèéìòù])", "all'"),  # "2 €/h": "due euro all'ora"
     ),
-    symbol_words={"±": "più o meno", "§": "paragrafo"},
+    symbol_words={
+        "±": "più o meno",
+        "§": "paragrafo",
+        "≈": "circa",
+        "~": "circa",
+        "≥": "almeno",
+        "≤": "al massimo",
+        ">": "più di",
+        "<": "meno di",
+        "≠": "diverso da",
+    },
     per_word="al",
+    per_count_word="ogni",
     unit_cues=frozenset(["al", "per", "il", "ogni"]),
     sign_cues={
         "aumento": "+",
@@ -221,11 +241,50 @@ LANGUAGE = Language(
         "diminuito": "-",
         "sceso": "-",
     },
+    sign_cues_after={"in più": "+", "di più": "+", "in meno": "-", "di meno": "-"},
     score_cues=frozenset(
         ["risultato", "punteggio", "vinto", "perso", "vince", "perde", "vittoria", "sconfitta"]
     ),
     phone_patterns=(r"3[0-9]{2}[ .][0-9]{3}[ .][0-9]{3,4}",),
+    postcode=r"[0-9]{5}",
+    postcode_cues=frozenset(["cap"]),
+    address_words=frozenset(
+        [
+            "via",
+            "viale",
+            "piazza",
+            "corso",
+            "vicolo",
+            "largo",
+            "strada",
+            "interno",
+            "scala",
+            "piano",
+            "civico",
+        ]
+    ),
+    room_words=frozenset(
+        [
+            "stanza",
+            "aula",
+            "sala",
+            "ufficio",
+            "camera",
+            "porta",
+            "piano",
+            "edificio",
+        ]
+    ),
     abbreviations=(
+        A("V.le", "Viale"),
+        A("P.za", "Piazza"),
+        A("P.zza", "Piazza"),
+        A("C.so", "Corso"),
+        A("int.", "interno"),
+        A("Int.", "Interno"),
+        A("sc.", "scala"),
+        A("Sc.", "Scala"),
+        A("civ.", "civico"),
         A("Sig.", "Signor", before_name=True),
         A("Sig.ra", "Signora", before_name=True),
         A("Sig.na", "Signorina", before_name=True),

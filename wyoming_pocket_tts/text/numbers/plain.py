@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from .amounts import VULGAR_FRACTIONS
-from .context import SPACE, Context, Pass, alternation, before, place
+from .context import SPACE, Context, Pass, after, alternation, before, place
 from .spelling import apply_fixes, compile_fixes
 
 SYMBOLS = "%‰€$£¥°℃℉−½¼¾⅓⅔⅛"  # noqa: RUF001
@@ -66,9 +66,29 @@ def unsaid_sign(c: Context) -> Pass | None:
     return c.compile(pattern, read)
 
 
+def unsaid_sign_after(c: Context) -> Pass | None:
+    """Spanish "un +3,5 % más", "5 °C more": the word after says the direction, not the sign."""
+    cues = c.language.sign_cues_after
+    if not cues:
+        return None
+    measure = alternation([*c.units, *c.currencies])
+    pattern = (
+        rf"(?=[-+\u2212])(?<![\w.,:/+\-\u2212])([-+\u2212])(?={c.num}(?:{SPACE}(?:{measure}))?"
+        rf"[ \u00a0]+(?i:({alternation(cues)}))\b)"
+    )
+
+    def read(match: re.Match[str]) -> str:
+        sign = "-" if match.group(1) == "\u2212" else match.group(1)
+        return "" if sign in cues[match.group(2).lower()] else match.group(1)
+
+    return c.compile(pattern, read)
+
+
 def _is_score(c: Context, match: re.Match[str]) -> bool:
+    """A score word before the numbers, or just after them ("een 3-1 overwinning")."""
     cues = c.language.score_cues
-    return bool(cues) and any(word in cues for word in re.findall(r"\w+", before(match).lower()))
+    near = re.findall(r"\w+", before(match).lower()) + re.findall(r"\w+", after(match).lower())[:2]
+    return bool(cues) and any(word in cues for word in near)
 
 
 def _joined(c: Context, match: re.Match[str], word: str) -> str:

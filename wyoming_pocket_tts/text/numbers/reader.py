@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from . import amounts, clock, codes, dates, plain
+from . import address, amounts, clock, codes, dates, plain
 from .context import Context, Pass
 from .spelling import apply_fixes, compile_fixes
 from .tables import Language
@@ -18,14 +18,22 @@ from .tables import Language
 PASSES: tuple[Callable[[Context], Pass | None], ...] = (
     amounts.vulgar_fraction,  # "1½" -> "1 1/2", read by `amounts.fraction`
     codes.abbreviation,  # before anything reads the number after "No." or "Nr."
+    dates.weekday,  # "Mo-Fr 9-17 Uhr": after "Fr. Müller" became "Frau Müller"
     codes.number_sign,
-    codes.symbol_word,  # "±2 °C" -> "plus or minus 2 °C"
+    codes.symbol_word,  # "±2 °C" -> "plus or minus 2 °C", "≥ 75 %" -> "at least 75 %"
+    codes.comparison,  # "< 5 °C", "~3 h": only before a number are "<", ">" and "~" words
+    address.postcode,  # before dates and ranges: "4050-123 Porto" is no range
+    address.house_number,  # before units: "Hauptstraße 17 A" is no current
+    address.room,  # "Raum 3.07": no decimal, no date
     plain.unsaid_sign,  # "up +3.5%" -> "up 3.5%"
+    plain.unsaid_sign_after,  # "un +3,5 % más" -> "un 3,5 % más"
     dates.iso_date,
     dates.numeric_date,
     dates.day_month_dots,
     dates.day_month,
     dates.month_day,
+    clock.special_after,  # "a las 12:00" -> "al mediodía", not "a las mediodía"
+    clock.twelve_hour_range,  # "11 PM-7 AM" before each end is read alone
     clock.twelve_hour,
     clock.duration,  # "1 h 30 min" before "1 h" is read as one o'clock
     clock.cycle,
@@ -35,10 +43,12 @@ PASSES: tuple[Callable[[Context], Pass | None], ...] = (
     clock.clock,
     codes.phone,  # before money and units: "+49 170 1234567" holds no amount
     codes.flight,  # "LH 1234" digit by digit
+    amounts.swiss_dash,  # "CHF 12.-" -> "CHF 12"
     amounts.money_before,
     amounts.money_after,
     codes.dotted,  # "2.13.0" before units: "2.13.0 m" is a version, not metres
     dates.decade,
+    amounts.per_unit,  # "6,5 l/100 km" before `with_unit` reads "100 km" alone
     amounts.with_unit,
     plain.ordinal,
     plain.ordinal_dot,

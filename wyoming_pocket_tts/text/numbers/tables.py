@@ -35,14 +35,17 @@ class Abbreviation:
     """An abbreviation and what is said instead.
 
     `before_digit`: only expanded when a number follows ("No. 5"); `before_name`: only when a
-    capitalised word follows ("M. Dupont"); `can_end`: it may close a sentence ("etc."), so a
-    following capital keeps its full stop.
+    capitalised word follows ("M. Dupont"); `after_name`: only when a capitalised word that does
+    not start the sentence stands before it ("Elm St" -> "Street"); `can_end`: it may close a
+    sentence ("etc."), so a following capital keeps its full stop. One written form may have
+    several entries: the first whose condition holds is said ("St.": Street, else Saint).
     """
 
     written: str
     spoken: str
     before_digit: bool = False
     before_name: bool = False
+    after_name: bool = False
     can_end: bool = False
 
 
@@ -53,7 +56,7 @@ class TimeWords:
     `full` and `on_the_hour` are templates with {hour} (number words agreeing with `hour`),
     {minute} and {hour_unit}; `twelve_hour` says times as 1-12 with `am`/`pm` (English).
     `minute_oh`: the word said before minutes 1-9 ("eight oh five"); `special` names exact
-    times ("00:00" -> "midnight").
+    times ("00:00" -> "midnight"), `special_after` with the words before them.
     """
 
     full: str
@@ -64,6 +67,9 @@ class TimeWords:
     pm: str = ""
     minute_oh: str = ""
     special: dict[str, str] = field(default_factory=dict)
+    special_after: dict[str, dict[str, str]] = field(default_factory=dict)
+    """The preposition or article before a special time (lower case) -> what replaces both:
+    "a las" -> {"12:00": "al mediodía"}, where "a las mediodía" is wrong."""
     seconds_joiner: str = "and"
 
 
@@ -180,6 +186,9 @@ class Language:
     fraction_rule: str = "ordinal"
     """How other denominators are named: 'ordinal', 'ordinal+s', 'tel' (German), 'o>i' (Italian)."""
     abbreviations: tuple[Abbreviation, ...] = ()
+    weekdays: dict[str, str] = field(default_factory=dict)
+    """Abbreviated weekdays -> the day's name ("Mo" -> "Montag"): said before a date or time
+    and in ranges ("Mo-Fr"), where "Fr." is no "Frau"."""
     text_fixes: tuple[Fix, ...] = ()
     """Fixes applied to rewritten text (Italian "una ora" -> "un'ora")."""
     space_groups: bool = False
@@ -200,10 +209,29 @@ class Language:
     """Signs read as words wherever they stand: "±", "§"."""
     per_word: str = ""
     """Said for the "/" of "€/kWh"."""
+    per_count_word: str = ""
+    """Said for the "/" of "l/100 km", before a number, where not `per_word` ("aux", "ogni")."""
+    per_count_fixes: tuple[Fix, ...] = ()
+    """Fixes for that number's words ("one hundred" -> "hundred": "per hundred kilometers")."""
     unit_cues: frozenset[str] = frozenset()
     """Words after which a unit standing alone is said in full ("per kWh", "le kWh")."""
     sign_cues: dict[str, str] = field(default_factory=dict)
     """Words that already say a change's direction -> the sign then left unsaid ("up +3%")."""
+    postcode: str = ""
+    """A written postcode, as a regex ("[0-9]{5}", Portuguese "[0-9]{4}-[0-9]{3}")."""
+    postcode_groups: tuple[int, ...] = ()
+    """Digit groups of a postcode read as numbers (French "75|008", Dutch "10|12"); empty: digit
+    by digit. A group starting with 0 is read digit by digit; a hyphen also ends a group."""
+    postcode_cues: frozenset[str] = frozenset()
+    """Words (lower case) just before a postcode ("plz", "zip")."""
+    address_words: frozenset[str] = frozenset()
+    """Words (lower case) of a street or dwelling near a house number ("straße", "rue", "apt"):
+    "17 B" after them is a number and a letter. With compound nouns, endings count too."""
+    room_words: frozenset[str] = frozenset()
+    """Words (lower case) naming a room, floor or door: "Raum 3.07" after them is no decimal.
+    With compound nouns, endings count too ("Besprechungsraum")."""
+    sign_cues_after: dict[str, str] = field(default_factory=dict)
+    """The same, said after the amount: Spanish "un +3,5 % más" ("más" is said once)."""
     score_cues: frozenset[str] = frozenset()
     """Words before "3-1" that make it a score (lower case)."""
     score: str = "{first} {ratio} {last}"
