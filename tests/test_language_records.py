@@ -99,10 +99,14 @@ def test_an_unknown_language_code_at_start_is_a_clear_error(
 
 @pytest.mark.timeout(300)
 def test_a_regional_code_calibrates_with_its_languages_phrase(
-    tiny_model: TinyModel, voices: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+    tiny_model: TinyModel,
+    voices: dict[str, Path],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
 ) -> None:
     """Through the real server: `--language-code fr-CA` with loudness on hands pocket-tts the
-    French calibration phrase (the English one before the language record)."""
+    French calibration phrase (the English one before the language record). A data folder of
+    its own, so that no gain another test saved for the voice skips the calibration."""
     spoken: list[str] = []
     lock = threading.Lock()
     generate = TTSModel.generate_audio_stream
@@ -116,7 +120,9 @@ def test_a_regional_code_calibrates_with_its_languages_phrase(
 
     async def scenario() -> None:
         args = model_args(tiny_model, {"a": voices["a"]}, "--language-code", "fr-CA")
-        async with running_server([*args, "--loudness", "-20"]) as server:
+        async with running_server(
+            [*args, "--loudness", "-20", "--data-dir", str(tmp_path)]
+        ) as server:
             assert not (await synthesize(server.port or 0, "Bonjour.")).errors
 
     asyncio.run(scenario())

@@ -107,11 +107,15 @@ def _fingerprint(state: object) -> float:
 
 
 def test_voices_of_different_raw_loudness_each_get_their_own_gain(
-    tiny_model: TinyModel, voices: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+    tiny_model: TinyModel,
+    voices: dict[str, Path],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
 ) -> None:
     """Random weights speak every voice equally loud, so a spy on the real
     `generate_audio_stream` makes the second voice state it sees 10 dB quieter, in calibration
-    and in speech alike; both must still come out at the target."""
+    and in speech alike; both must still come out at the target. A data folder of its own: a
+    gain another test measured and saved would skip the calibration the spy must see."""
     real = TTSModel.generate_audio_stream
     seen: list[float] = []
 
@@ -126,7 +130,8 @@ def test_voices_of_different_raw_loudness_each_get_their_own_gain(
     monkeypatch.setattr(TTSModel, "generate_audio_stream", spy)
 
     async def levels() -> dict[str, float]:
-        async with running_server(model_args(tiny_model, voices, "--loudness", "-20")) as server:
+        args = model_args(tiny_model, voices, "--loudness", "-20", "--data-dir", str(tmp_path))
+        async with running_server(args) as server:
             replies = {n: await synthesize(server.port or 0, TEXT, voice=n) for n in ("a", "b")}
         return {n: integrated_loudness(samples_of(r.audio), RATE) for n, r in replies.items()}
 
