@@ -25,6 +25,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     group_and_order(config, items)
 
 
+@pytest.hookimpl(optionalhook=True)  # unknown when xdist is off (`-p no:xdist`)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> GroupScheduling | None:
     """`--dist loadgroup` (script/test) schedules by the groups of `tests/xdist_groups.py`."""
     return GroupScheduling(config, log) if config.getvalue("dist") == "loadgroup" else None
