@@ -485,8 +485,8 @@ def test_studio_with_a_token_through_ingress(tmp_path: Path, hub: Path) -> None:
     assert_served(run)
     assert (seen["page"], seen["voices"], seen["prepare"]) == (200, 200, 200)
     assert seen["studio_other"] == 403  # the studio answers only the proxy in the add-on
-    assert seen["api_proxy"][0] == 400 and "empty_input" in seen["api_proxy"][2]
-    assert seen["api_other"][0] == 401 and "invalid_api_key" in seen["api_other"][2]
+    assert seen["api_proxy"][0] == 400 and "empty-input" in seen["api_proxy"][2]
+    assert seen["api_other"][0] == 401 and "invalid-api-key" in seen["api_other"][2]
 
 
 def test_studio_with_the_http_api_off(tmp_path: Path, hub: Path) -> None:
@@ -498,7 +498,7 @@ def test_studio_with_the_http_api_off(tmp_path: Path, hub: Path) -> None:
     assert_served(run)
     assert (seen["page"], seen["voices"], seen["prepare"]) == (200, 200, 200)
     assert seen["studio_other"] == 403
-    assert seen["api_proxy"][0] == 400 and "empty_input" in seen["api_proxy"][2]
+    assert seen["api_proxy"][0] == 400 and "empty-input" in seen["api_proxy"][2]
     assert seen["api_other"][0] == 403 and "api-off" in seen["api_other"][2]
 
 
