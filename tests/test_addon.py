@@ -92,7 +92,9 @@ def schema_defaults(schema: dict[str, Any], value: Any, where: str = "") -> list
 @needs_linter_schemas
 def test_manifest_is_valid_and_sets_no_default() -> None:
     manifest = "config.yaml"
-    schema_doc = json.loads((LINTER_SCHEMAS / "config.schema.json").read_text(encoding="utf-8"))
+    schema_doc = with_app_config(
+        json.loads((LINTER_SCHEMAS / "config.schema.json").read_text(encoding="utf-8"))
+    )
     document = load_yaml(manifest)
     validator = jsonschema.Draft7Validator(
         schema_doc, format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER
@@ -100,6 +102,28 @@ def test_manifest_is_valid_and_sets_no_default() -> None:
     errors = [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(document)]
     assert not errors, f"{manifest}: {errors}"
     assert not schema_defaults(schema_doc, document), f"{manifest} sets schema defaults"
+
+
+def with_app_config(schema: dict[str, Any]) -> dict[str, Any]:
+    """The linter's schema (April 2026) with `app_config` as a `map` folder: Supervisor 2026.07
+    renamed `addon_config` so, and config.yaml lists both for old and new Supervisors."""
+    string_form, object_form = schema["properties"]["map"]["oneOf"]
+    pattern = string_form["items"]["pattern"]
+    string_form["items"]["pattern"] = pattern.replace(
+        "^(addon_config|", "^(addon_config|app_config|"
+    )
+    object_form["items"]["properties"]["type"]["enum"].append("app_config")
+    return schema
+
+
+def test_the_linter_schema_alone_refuses_app_config() -> None:
+    """Why `with_app_config` exists: drop it when the linter's schema knows the new name."""
+    schema = json.loads((LINTER_SCHEMAS / "config.schema.json").read_text(encoding="utf-8"))
+    maps = ["app_config:rw", "addon_config:rw", "share"]
+    alone = jsonschema.Draft7Validator(schema["properties"]["map"])
+    assert list(alone.iter_errors(maps))
+    taught = jsonschema.Draft7Validator(with_app_config(schema)["properties"]["map"])
+    assert not list(taught.iter_errors(maps))
 
 
 def test_default_detection_catches_a_default() -> None:
