@@ -152,17 +152,26 @@ async def audio_after(reply: Reply, reading: asyncio.Task[Reply], moment: float)
     await asyncio.wait_for(wait(), READ_TIMEOUT)
 
 
-def lowest_lead(reply: Reply) -> float:
+def lowest_lead(reply: Reply, since: float = 0.0) -> float:
     """The least audio the reply's listener had left, playing from its first chunk, at the
-    arrival of each later chunk (negative: it ran out)."""
+    arrival of each later chunk from `since` on (negative: it ran out)."""
     chunks = [(t, len(e.payload or b"")) for e, t in zip(reply.events, reply.times, strict=True)]
     chunks = [(t, size) for t, size in chunks if size]
     start, heard = chunks[0][0], chunks[0][1] / BYTES_PER_SECOND
     lowest = float("inf")
     for arrived, size in chunks[1:]:
-        lowest = min(lowest, heard - (arrived - start))
+        if arrived >= since:
+            lowest = min(lowest, heard - (arrived - start))
         heard += size / BYTES_PER_SECOND
     return lowest
+
+
+def lead_at(reply: Reply, when: float) -> float:
+    """Seconds of the reply's audio that had arrived by `when` and were not yet played."""
+    chunks = [(t, len(e.payload or b"")) for e, t in zip(reply.events, reply.times, strict=True)]
+    chunks = [(t, size) for t, size in chunks if size]
+    heard = sum(size for t, size in chunks if t <= when) / BYTES_PER_SECOND
+    return heard - (when - chunks[0][0])
 
 
 @pytest.mark.parametrize("streamed", [True, False], ids=["llm-stream", "one-shot"])
@@ -189,8 +198,16 @@ def test_an_announcement_during_a_reply_that_is_all_ready_waits_about_one_piece(
     assert during < 2 * (piece + alone), (during, piece, alone)
     # It did go in the middle: the reply's audio went on after it.
     assert not reply.errors and reply.chunk_times[-1] > announced_at, reply.types
-    # ...and the reply's listener never ran out of audio while it did.
-    assert lowest_lead(reply) > 0, lowest_lead(reply)
+    # ...and the reply's listener never ran out of audio from then on, where its lead when the
+    # announcement came could pay for it: the piece under way plus the announcement's (at most
+    # one sentence). On a host slowed by other work (the suite's other worker) the lead can be
+    # smaller, and then the newcomer goes first anyway (issue 38): that order has its own tests.
+    # (Before the announcement, at the reply's own start, a loaded host may leave a gap that
+    # says nothing about the announcement.)
+    sent = announced_at - during
+    lead, lowest = lead_at(reply, sent), lowest_lead(reply, since=sent)
+    if lead > during + piece:
+        assert lowest > 0, (lowest, lead)
 
 
 async def open_stalled_stream(port: int) -> tuple[AsyncTcpClient, Reply, asyncio.Task[Reply]]:
