@@ -250,9 +250,11 @@ class ServerProcess:
                 raise AssertionError(f"no {text!r} after {timeout} s:\n{self.log}")
             time.sleep(0.05)
 
-    def stop(self, timeout: float = 15.0) -> int:
-        """SIGTERM, wait, and return the exit code (killing it if it does not stop)."""
-        if self.process.poll() is None:
+    def stop(self, timeout: float = 15.0, *, signalled: bool = False) -> int:
+        """SIGTERM (unless the test has `signalled` it already: a second one during the
+        interpreter's shutdown, after the loop's handlers are gone, would kill it), wait, and
+        return the exit code (killing it if it does not stop)."""
+        if self.process.poll() is None and not signalled:
             self.process.send_signal(signal.SIGTERM)
         try:
             code = self.process.wait(timeout)
