@@ -36,6 +36,9 @@ from .sides import Library, Run, Server
 from .text import text_speed
 
 TEXT = "The living room lights are on, and the front door is locked for the night."
+QUICK_TEXT = "The lights are on."
+"""`--quick`'s whole generations: the smoke test checks that every figure is reported, and the
+test models never end speech, so a shorter text is that much less audio (4x fewer frames)."""
 SENTENCES = ["Good evening.", "The living room lights are on now.", "Sleep well tonight."]
 TTFA_RUNS_PER_RUN = 4
 """Time to first audio is noisy and cheap to measure (generation stops after it): more runs."""
@@ -66,19 +69,21 @@ def _summary(runs: list[Run]) -> dict[str, float]:
     }
 
 
-def library_vs_server(library: Library, server: Server, voice: Path, runs: int) -> dict:
+def library_vs_server(
+    library: Library, server: Server, voice: Path, runs: int, text: str = TEXT
+) -> dict:
     """Whole generations for the real-time factor; many cheap first-chunk runs for TTFA."""
     lib, srv = [], []
-    library.run(TEXT, voice), server.run(TEXT, "v1")  # warm both
+    library.run(text, voice), server.run(text, "v1")  # warm both
     for _ in range(runs):
-        lib.append(library.run(TEXT, voice))
-        srv.append(server.run(TEXT, "v1"))
+        lib.append(library.run(text, voice))
+        srv.append(server.run(text, "v1"))
     assert lib[0].audio_seconds == srv[0].audio_seconds, "both sides must make the same audio"
     lib_ttfa, srv_ttfa = [], []
     for _ in range(TTFA_RUNS_PER_RUN * runs):
-        lib_ttfa.append(library.first_audio(TEXT, voice))
+        lib_ttfa.append(library.first_audio(text, voice))
         time.sleep(SETTLE)
-        srv_ttfa.append(server.first_audio(TEXT, "v1"))
+        srv_ttfa.append(server.first_audio(text, "v1"))
         time.sleep(SETTLE)
     return {
         "library": {**_summary(lib), **_spread("ttfa", lib_ttfa)},
@@ -146,20 +151,22 @@ def encode_threads(library: Library, prompt: Path, runs: int) -> dict:
     return {f"encode_{n}_threads": _median(t) for n, t in times.items()}
 
 
-def quantize(fp32: Server, int8: Server, runs: int) -> dict:
+def quantize(fp32: Server, int8: Server, runs: int, text: str = TEXT) -> dict:
     a, b = [], []
-    fp32.run(TEXT, "v1"), int8.run(TEXT, "v1")
+    fp32.run(text, "v1"), int8.run(text, "v1")
     for _ in range(runs):
-        a.append(fp32.run(TEXT, "v1"))
-        b.append(int8.run(TEXT, "v1"))
+        a.append(fp32.run(text, "v1"))
+        b.append(int8.run(text, "v1"))
     return {"fp32": _summary(a), "int8": _summary(b)}
 
 
-def memory(server: Server, config: Path, prompts: list[Path], requests: int) -> dict:
+def memory(
+    server: Server, config: Path, prompts: list[Path], requests: int, text: str = TEXT
+) -> dict:
     """RSS of a freshly started server and of pocket-tts alone after the same requests."""
     for index in range(requests):
-        server.run(TEXT, f"v{index % len(prompts) + 1}")
-    command = [sys.executable, "-m", "bench.library_rss", str(config), str(requests), TEXT]
+        server.run(text, f"v{index % len(prompts) + 1}")
+    command = [sys.executable, "-m", "bench.library_rss", str(config), str(requests), text]
     command += map(str, prompts)
     library = float(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
     return {"server_rss_mib": server.rss_mib(), "library_rss_mib": library, "requests": requests}
@@ -167,7 +174,9 @@ def memory(server: Server, config: Path, prompts: list[Path], requests: int) -> 
 
 def run(size: str, runs: int, root: Path) -> dict[str, Any]:
     model = build_tiny_model(root / "model", size=size, eos=False)
-    seconds = 3.0 if size in ("tiny", "slim") else 10.0
+    quick = size in ("tiny", "slim")
+    seconds = 1.0 if quick else 10.0
+    text = QUICK_TEXT if quick else TEXT
     prompts = [write_voice_wav(root / f"v{i}.wav", seconds, seed=i) for i in (1, 2, 3)]
     base = ["--model-config", str(model.config_path), "--voice-cache-size", "2", "--debug"]
     for index, prompt in enumerate(prompts, 1):
@@ -180,22 +189,22 @@ def run(size: str, runs: int, root: Path) -> dict[str, Any]:
     auto = Server(
         [*base, "--data-dir", str(root / "data-auto"), "--quantize", "auto"], root / "auto.log"
     )
-    results["defaults"] = library_vs_server(library, auto, prompts[0], runs)
+    results["defaults"] = library_vs_server(library, auto, prompts[0], runs, text)
     results["defaults"]["server_quantize"] = auto.chosen_quantization()
     results["defaults"]["startup_seconds"] = auto.startup
     auto.stop()
     cold = Server([*base, *data], root / "cold.log")
     results["startup"] = {"cold_seconds": cold.startup}
-    results["library_vs_server"] = library_vs_server(library, cold, prompts[0], runs)
+    results["library_vs_server"] = library_vs_server(library, cold, prompts[0], runs, text)
     results["streaming"] = streaming(cold, runs)
     results["voices"] = voices(library, cold, prompts[0], runs)
     cold.stop()
     warm = Server([*base, *data], root / "warm.log")
     results["startup"]["warm_seconds"] = warm.startup
     results["startup"]["warm_encodes"] = warm.count("Encoded voice")
-    results["memory"] = memory(warm, model.config_path, prompts[:2], runs)
+    results["memory"] = memory(warm, model.config_path, prompts[:2], runs, text)
     int8 = Server([*base, "--quantize", "on", "--data-dir", str(root / "data8")], root / "int8.log")
-    results["quantize"] = quantize(warm, int8, runs)
+    results["quantize"] = quantize(warm, int8, runs, text)
     results["quantize"]["fp32"]["rss_mib"] = warm.rss_mib()
     results["quantize"]["int8"]["rss_mib"] = int8.rss_mib()
     warm.stop()
