@@ -17,7 +17,7 @@ from .model_factory import (
     build_tiny_model,
     write_voice_wav,
 )
-from .support import ServerProcess
+from .support import SEED_ENV, ServerProcess
 from .xdist_groups import GroupScheduling, add_quick_option, group_and_order
 
 
@@ -46,6 +46,17 @@ def shared_model_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pat
     folder.mkdir(exist_ok=True)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(CACHE_ENV, str(folder))
+        yield folder
+
+
+@pytest.fixture(scope="session", autouse=True)
+def voice_state_seed(shared_model_cache: Path) -> Iterator[Path]:
+    """One folder of voice states for the run's server processes (`support.VoiceStateSeed`),
+    beside the model cache: shared by the xdist workers, as the models are."""
+    folder = shared_model_cache.resolve().parent / "voice-state-seed"
+    folder.mkdir(exist_ok=True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(SEED_ENV, str(folder))
         yield folder
 
 
@@ -84,11 +95,12 @@ def endless_model(tmp_path_factory: pytest.TempPathFactory) -> TinyModel:
 
 @pytest.fixture(scope="session")
 def voices(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """Two synthetic voice prompts."""
+    """Two synthetic voice prompts, of one second: every server start encodes its voices, and a
+    prompt's encoding costs in proportion to its length (a second is 12 frames of state)."""
     folder = tmp_path_factory.mktemp("voices")
     return {
-        "a": write_voice_wav(folder / "a.wav", 2.0, seed=1),
-        "b": write_voice_wav(folder / "b.wav", 2.0, seed=2),
+        "a": write_voice_wav(folder / "a.wav", 1.0, seed=1),
+        "b": write_voice_wav(folder / "b.wav", 1.0, seed=2),
     }
 
 

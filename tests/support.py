@@ -8,6 +8,7 @@ import contextlib
 import dataclasses
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -53,6 +54,47 @@ def fixed_quantization(args: Sequence[str]) -> list[str]:
     two servers could not be compared. tests/test_tuning.py tests `auto` itself.
     """
     return list(args) if "--quantize" in args else [*args, "--quantize", "off"]
+
+
+SEED_ENV = "VOICE_STATE_SEED"
+"""Environment variable naming this run's folder of voice states saved by its earlier servers
+(tests/conftest.py sets it): see `VoiceStateSeed`."""
+
+
+class VoiceStateSeed:
+    """Voice states that earlier servers of this test run encoded, handed to later ones.
+
+    A server started on its default data folder (no `--data-dir`: a fresh home per server)
+    would encode and measure every configured voice again, a second or more each; the suite
+    starts about a hundred servers with the same two voices. So such a server's folder is
+    seeded with the states saved so far, which it loads as it loads its own after a restart,
+    and each stopped server's states join the seed. Tests of encoding and of saved states
+    name their own `--data-dir`, which is neither seeded nor harvested (some of them spoil a
+    state on purpose). A state's file name is the store's key (prompt content, model identity,
+    pocket-tts version), so a seeded state is the one the server would have made.
+    """
+
+    def __init__(self, args: Sequence[str], env: dict[str, str]):
+        seed = os.environ.get(SEED_ENV)
+        self.folder = Path(seed) if seed and "--data-dir" not in args else None
+        self.states = Path(env["XDG_CACHE_HOME"]) / "wyoming-pocket-tts" / "voice-states"
+        self._copy(self.folder, self.states)
+
+    def harvest(self) -> None:
+        """Add the states this server saved to the seed."""
+        self._copy(self.states, self.folder)
+
+    @staticmethod
+    def _copy(source: Path | None, target: Path | None) -> None:
+        if source is None or target is None or not source.is_dir():
+            return
+        for path in source.glob("*.safetensors"):
+            if (target / path.name).exists():
+                continue
+            target.mkdir(parents=True, exist_ok=True)
+            partial = target / f".{path.name}.{os.getpid()}.partial"
+            shutil.copyfile(path, partial)
+            os.replace(partial, target / path.name)  # whole, or not there at all
 
 
 @contextlib.contextmanager
@@ -219,11 +261,13 @@ class ServerProcess:
         else:
             command = [sys.executable, "-m", entry]
         self._log = log_path.open("wb")
+        server_env = isolated_env(log_path.parent / f"{log_path.stem}-home", **(env or {}))
+        self._seed = VoiceStateSeed(args, server_env)
         self.process = subprocess.Popen(
             [*command, "--uri", uri, *fixed_quantization(args)],
             stdout=self._log,
             stderr=subprocess.STDOUT,
-            env=isolated_env(log_path.parent / f"{log_path.stem}-home", **(env or {})),
+            env=server_env,
         )
 
     @property
@@ -264,6 +308,7 @@ class ServerProcess:
             raise AssertionError(f"server ignored SIGTERM for {timeout} s:\n{self.log}") from None
         finally:
             self._log.close()
+        self._seed.harvest()
         return code
 
     def __enter__(self) -> ServerProcess:

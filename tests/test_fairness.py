@@ -292,7 +292,7 @@ def test_two_languages_in_one_model_slot_switch_in_turns_not_sentence_by_sentenc
 ) -> None:
     """`--max-models 1`, two overlapping streams in two languages: each switch is a full load.
     Serving pieces by age alone loaded once per sentence (7 loads for 8 sentences)."""
-    sentences = 6
+    sentences = 4
     args = [
         "--model-config", f"en={endless_model.config_path}",
         "--model-config", f"fr={endless_model.config_path}",
