@@ -10,7 +10,8 @@ with the ratios; `--json` also writes the raw figures. `--table` measures fp32 a
 shape instead (`bench.models`); `--tuning` what `--quantize auto` decides, against every
 configuration end to end (`bench.tuning`); `--profile` one frame's time by part, beside this
 host's floor (`bench.profile_report`); `--tries` each speed-up tried for issue 28 (`bench.tries`);
-`--pieces` one piece per sentence against pocket-tts's groups (`bench.pieces`).
+`--pieces` one piece per sentence against pocket-tts's groups (`bench.pieces`); `--mimi-state`
+first audio with pocket-tts's NaN-filled Mimi caches and without (`bench.mimi_state`).
 """
 
 from __future__ import annotations
@@ -240,6 +241,11 @@ def main() -> None:
         help="one piece per sentence against pocket-tts's groups: cost and a newcomer's wait",
     )
     parser.add_argument(
+        "--mimi-state",
+        action="store_true",
+        help="first audio with pocket-tts's NaN-filled Mimi caches, a prepared copy, and unfilled",
+    )
+    parser.add_argument(
         "--tuning",
         action="store_true",
         help="what --quantize auto decides, against every configuration end to end",
@@ -252,7 +258,15 @@ def main() -> None:
     runs = args.runs or (2 if args.quick else 5)
     started = time.monotonic()
     results: dict[str, Any]
-    if args.pieces:
+    if args.mimi_state:
+        from . import mimi_state
+
+        with tempfile.TemporaryDirectory(prefix="pocket-bench-") as tmp:
+            size = "tiny" if args.quick else args.model
+            results = mimi_state.measure(size, args.runs or 5, Path(tmp))
+        results["bench_seconds"] = time.monotonic() - started
+        table = mimi_state.render(results)
+    elif args.pieces:
         from . import pieces
 
         with tempfile.TemporaryDirectory(prefix="pocket-bench-") as tmp:

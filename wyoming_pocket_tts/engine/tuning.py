@@ -12,7 +12,8 @@ a change only beyond the measured noise), and saves the decision under `<data di
 is measured again. `--quantize on|off` runs `--threads` threads (1 for auto) without measuring.
 int8 is pocket-tts's int8 for the flow LM plus int8 in Mimi's decoder transformer (`speedups`),
 so the comparison measures both together; the speed line says which Mimi decoder runs. Every
-loaded model, fp32 or int8, gets the faster equivalents of `equivalents` (the same audio).
+loaded model, fp32 or int8, gets the faster equivalents of `equivalents` and Mimi's caches
+without the NaN fill (`mimi_cache`), both the same audio.
 
 Every start ends with a timed generation on the serving path, before `Ready`: it pays the
 first-call costs that would otherwise land on the first request, and gives the speed verdict
@@ -208,8 +209,11 @@ def _load(settings: ModelSettings, quantize: bool) -> TTSModel:
         if quantize:
             quantize_mimi_decoder(model)
     from .equivalents import use_equivalents  # imports torch
+    from .mimi_cache import skip_mimi_cache_fill
 
     given = use_equivalents(model)
+    if skip_mimi_cache_fill(model):
+        given.append("Mimi's caches unfilled")
     _LOGGER.info(
         "Loaded model %s in %.1f s (%s)",
         settings.label,
