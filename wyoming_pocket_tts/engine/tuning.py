@@ -27,9 +27,7 @@ import copy
 import logging
 import threading
 import time
-import warnings
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,7 +36,12 @@ from ..host import release_freed_memory, set_torch_threads, usable_cores
 from ..settings import ModelSettings
 from .decisions import DecisionStore, host_key
 from .rule import Config, best, choose
-from .speedups import is_mimi_decoder_int8, quantize_mimi_decoder
+from .speedups import (
+    int8_unavailable,
+    is_mimi_decoder_int8,
+    quantize_mimi_decoder,
+    quiet_quantization,
+)
 from .timing import (
     FRAMES,
     LONG_TEXT,
@@ -77,8 +80,11 @@ class Tuning:
 
 
 def candidates(settings: ModelSettings) -> list[Config]:
-    """The configurations `settings` leaves open, simplest first (one: nothing to measure)."""
+    """The configurations `settings` leaves open, simplest first (one: nothing to measure).
+    int8 is left out where this torch cannot run it (`speedups.int8_unavailable`)."""
     quantize = (False, True) if settings.quantize is None else (settings.quantize,)
+    if True in quantize and int8_unavailable() is not None:
+        quantize = (False,)
     if settings.threads is not None:
         threads: Sequence[int] = (settings.threads,)
     elif settings.quantize is None:
@@ -105,7 +111,7 @@ def load_tuned_model(
     key = host_key(settings) if chosen is None else {}
     if chosen is None and store is not None:
         saved = store.read(key)
-        if saved is not None:
+        if saved is not None and not (saved["quantize"] and int8_unavailable()):
             chosen = Config(saved["threads"], saved["quantize"])
             reason = f"auto, saved on {saved['measured']}: {_figures(saved['figures'])}"
     if chosen is None:
@@ -123,6 +129,8 @@ def load_tuned_model(
         _LOGGER.debug("Warm-up: %s", speed)
     set_torch_threads(chosen.threads)
     release_freed_memory()
+    if settings.quantize is not False and int8_unavailable() is not None:
+        reason += "; no int8 in this torch"
     if chosen.quantize:  # int8 covers Mimi's decoder transformer too, where torch can (`speedups`)
         reason += f"; Mimi's decoder {'int8' if is_mimi_decoder_int8(model) else 'fp32'}"
     resolved = replace(settings, quantize=chosen.quantize)
@@ -154,7 +162,9 @@ def _compare(
     other order, so that drift hits all alike), choose by `rule`, free the model not chosen.
     Returns the model, the choice and each configuration's figures (best of its rounds)."""
     started, cpu = time.monotonic(), time.process_time()
-    variants = {False: model, True: _int8_copy(model)}  # only `auto` compares
+    variants = {False: model}  # only `auto` compares
+    if any(config.quantize for config in configs):
+        variants[True] = _int8_copy(model)
     set_torch_threads(1)
     for variant in variants.values():
         serve(variant, SHORT_TEXT, 1)  # first-call costs, kept out of the comparison
@@ -182,7 +192,7 @@ def _int8_copy(model: TTSModel) -> TTSModel:
     from pocket_tts.quantization import RECOMMENDED_CONFIG, apply_dynamic_int8
 
     int8 = copy.deepcopy(model)
-    with _quiet_quantization():
+    with quiet_quantization():
         apply_dynamic_int8(int8.flow_lm, RECOMMENDED_CONFIG)
         quantize_mimi_decoder(int8)
     return int8
@@ -201,7 +211,7 @@ def _load(settings: ModelSettings, quantize: bool) -> TTSModel:
     from pocket_tts import TTSModel  # takes seconds (torch)
 
     started = time.monotonic()
-    with _quiet_quantization():
+    with quiet_quantization():
         if settings.config is not None:
             model = TTSModel.load_model(config=settings.config, quantize=quantize)
         else:
@@ -221,13 +231,3 @@ def _load(settings: ModelSettings, quantize: bool) -> TTSModel:
         ", ".join(given) or "no faster equivalents",
     )
     return model
-
-
-@contextmanager
-def _quiet_quantization() -> Iterator[None]:
-    """Hide torch's deprecation warnings for the torch.ao int8 path pocket-tts uses (a dozen
-    lines per start that the user can do nothing about)."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=r"torch\.ao\.quantization is deprecated")
-        warnings.filterwarnings("ignore", message=r"torch\.quantize_per_tensor")
-        yield
