@@ -19,6 +19,7 @@ import pytest
 import torch
 
 from wyoming_pocket_tts.engine import decisions, tuning
+from wyoming_pocket_tts.engine.rule import Choice, Config
 from wyoming_pocket_tts.engine.speedups import int8_unavailable
 from wyoming_pocket_tts.engine.timing import Speed
 from wyoming_pocket_tts.engine.tuning import load_tuned_model
@@ -87,7 +88,8 @@ def test_a_saved_int8_decision_is_measured_again_without_int8(
     """A decision for int8, read where int8 is gone (simulated): measured again, fp32."""
     settings = ModelSettings(model=None, config=str(tiny_model.config_path), quantize=None)
     store = decisions.DecisionStore(tmp_path / "tuning")
-    store.write(decisions.host_key(settings), True, 1, {"int8 x1": Speed(0.05, 3.0)})
+    choice = Choice(Config(1, True), "injected", 0.5, 0.1)
+    store.write(decisions.host_key(settings), choice, {"int8 x1": Speed(0.05, 3.0)})
     _, result = load_tuned_model(settings, tmp_path, frames=2, rounds=1)
     assert result.settings.quantize is False and "measured now" in result.reason
     assert store.read(decisions.host_key(settings))["quantize"] is False
