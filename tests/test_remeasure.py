@@ -111,6 +111,8 @@ def test_a_provisional_decision_is_measured_again_when_idle_after_the_request(
                     and not engine.tuning.reason.startswith("auto, saved on")
                 )
             )  # the engine thread serves the new decision from here on
+            # ...with the voice states of the variant it chose (new ones if int8 <-> fp32).
+            assert (await asyncio.wait_for(synthesize(port, "And again."), 60)).audio
             return before, await status(studio)
 
     before, after = asyncio.run(scenario())
