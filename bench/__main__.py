@@ -10,12 +10,14 @@ with the ratios; `--json` also writes the raw figures. `--table` measures fp32 a
 shape instead (`bench.models`); `--tuning` what `--quantize auto` decides, against every
 configuration end to end (`bench.tuning`); `--profile` one frame's time by part, beside this
 host's floor (`bench.profile_report`); `--tries` each speed-up tried for issue 28 (`bench.tries`);
-`--pieces` one piece per sentence against pocket-tts's groups (`bench.pieces`).
+`--pieces` one piece per sentence against pocket-tts's groups (`bench.pieces`); `--mimi-state`
+first audio with pocket-tts's NaN-filled Mimi caches and without (`bench.mimi_state`).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import logging
 import statistics
@@ -44,6 +46,15 @@ TTFA_RUNS_PER_RUN = 4
 """Time to first audio is noisy and cheap to measure (generation stops after it): more runs."""
 SETTLE = 0.2
 """Seconds between runs, for a stopped generation to wind down."""
+SINGLE_MODEL: dict[str, tuple[str, int | None]] = {
+    "mimi_state": ("mimi_state", 5),
+    "pieces": ("pieces", 3),
+    "tries": ("tries", 3),
+    "profile": ("profile_report", 3),
+    "tuning": ("tuning", None),
+}
+"""Each one-model bench by its flag: its module (`measure(size, runs, folder)` and `render`)
+and its default runs (None: the common default)."""
 LLM_GAP = 0.03
 """Seconds between streamed words: a local LLM at ~30 tokens per second."""
 
@@ -249,6 +260,11 @@ def main() -> None:
         help="one piece per sentence against pocket-tts's groups: cost and a newcomer's wait",
     )
     parser.add_argument(
+        "--mimi-state",
+        action="store_true",
+        help="first audio with pocket-tts's NaN-filled Mimi caches, a prepared copy, and unfilled",
+    )
+    parser.add_argument(
         "--tuning",
         action="store_true",
         help="what --quantize auto decides, against every configuration end to end",
@@ -261,37 +277,15 @@ def main() -> None:
     runs = args.runs or (2 if args.quick else 5)
     started = time.monotonic()
     results: dict[str, Any]
-    if args.pieces:
-        from . import pieces
-
+    bench = next((flag for flag in SINGLE_MODEL if getattr(args, flag)), None)
+    if bench is not None:
+        name, default_runs = SINGLE_MODEL[bench]
+        module = importlib.import_module(f".{name}", __package__)
         with tempfile.TemporaryDirectory(prefix="pocket-bench-") as tmp:
             size = "tiny" if args.quick else args.model
-            results = pieces.measure(size, args.runs or 3, Path(tmp))
+            results = module.measure(size, args.runs or default_runs or runs, Path(tmp))
         results["bench_seconds"] = time.monotonic() - started
-        table = pieces.render(results)
-    elif args.tries:
-        from . import tries
-
-        with tempfile.TemporaryDirectory(prefix="pocket-bench-") as tmp:
-            results = tries.measure("tiny" if args.quick else args.model, args.runs or 3, Path(tmp))
-        results["bench_seconds"] = time.monotonic() - started
-        table = tries.render(results)
-    elif args.profile:
-        from . import profile_report
-
-        with tempfile.TemporaryDirectory(prefix="pocket-bench-") as tmp:
-            results = profile_report.measure(
-                "tiny" if args.quick else args.model, args.runs or 3, Path(tmp)
-            )
-        results["bench_seconds"] = time.monotonic() - started
-        table = profile_report.render(results)
-    elif args.tuning:
-        from . import tuning
-
-        with tempfile.TemporaryDirectory(prefix="pocket-bench-") as tmp:
-            results = tuning.measure("tiny" if args.quick else args.model, runs, Path(tmp))
-        results["bench_seconds"] = time.monotonic() - started
-        table = tuning.render(results)
+        table = module.render(results)
     elif args.table is not None:
         from .models import TABLE_MODELS, model_table, render_table
 

@@ -98,7 +98,7 @@ TARGETS: dict[str, Target] = {
     ),
     "tuning": Target(
         "wyoming_pocket_tts/engine/rule.py",
-        ("best", "spread", "real_time_floor", "choose"),
+        ("best", "spread", "real_time_floor", "choose", "Choice.confidence"),
         ("tests/test_tuning_rule.py",),
     ),
     "equivalents": Target(

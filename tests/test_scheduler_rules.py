@@ -16,7 +16,7 @@ import pytest
 
 from wyoming_pocket_tts.engine import scheduler as scheduler_module
 from wyoming_pocket_tts.engine.request import BYTES_PER_SECOND, Listener, Piece, SpeechRequest
-from wyoming_pocket_tts.engine.scheduler import EngineBusy, Scheduler
+from wyoming_pocket_tts.engine.scheduler import IDLE, EngineBusy, Scheduler
 from wyoming_pocket_tts.errors import BUSY, SHUTDOWN, TEXT_TOO_LONG, JobError
 from wyoming_pocket_tts.settings import VoiceSpec
 
@@ -617,3 +617,45 @@ def test_emit_counts_audio_and_each_error_code_is_reported_once(loop) -> None:
     request.add_error(JobError(SHUTDOWN, "x"))
     request.add_error(WARNING)
     assert [e.code for e in request.errors] == [SHUTDOWN, TEXT_TOO_LONG]
+
+
+# Idle time for the engine's own work (a provisional speed decision measured again).
+
+
+def test_idle_comes_after_the_asked_time_with_nobody_in_care(clock: Clock, loop) -> None:
+    sched = Scheduler(max_queue=2)
+    clock.now += 5.0
+    assert sched.next(warm, idle_after=5.0) == IDLE
+    assert not sched.arrived.is_set()
+    clock.now += 4.9  # once per idle period: the next one starts now
+    request = make(loop)
+    sched.admit(request)
+    assert sched.arrived.is_set()  # the idle work stops for it
+    sched.add_text(request, "Hello.")
+    assert next_text(sched, warm) == (request, "Hello.")
+    sched.done(request)
+    sched.close(request)
+    clock.now += 4.9  # the period counts from when the last request ended
+    got: list[object] = []
+    waiting = threading.Thread(target=lambda: got.append(sched.next(warm, idle_after=5.0)))
+    waiting.start()
+    waiting.join(0.2)
+    assert waiting.is_alive() and not got
+    sched.stop()
+    waiting.join(5)
+    assert got == [None]
+
+
+def test_no_idle_while_a_listener_has_a_request_in_care(clock: Clock, loop) -> None:
+    sched = Scheduler(max_queue=2)
+    request = make(loop)
+    sched.admit(request)  # a stream waiting for its text
+    clock.now += 60.0
+    got: list[object] = []
+    waiting = threading.Thread(target=lambda: got.append(sched.next(warm, idle_after=1.0)))
+    waiting.start()
+    waiting.join(0.2)
+    assert waiting.is_alive() and not got
+    sched.add_text(request, "Hello.")
+    waiting.join(5)
+    assert got and got[0] not in (IDLE, None)

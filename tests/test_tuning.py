@@ -35,6 +35,7 @@ from .support import ServerProcess, synthesize
 FRAMES = 3
 """A very short timed generation: enough for both figures, cheap on 2 shared cores."""
 TUNING_LOGGER = "wyoming_pocket_tts.engine.tuning"
+COMPARISON_LOGGER = "wyoming_pocket_tts.engine.comparison"
 ADVICE_LOGGER = "wyoming_pocket_tts.engine.advice"
 
 
@@ -73,6 +74,7 @@ def test_auto_decision_is_stored_reused_and_obeyed(
     own_model: TinyModel, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG, logger=TUNING_LOGGER)
+    caplog.set_level(logging.DEBUG, logger=COMPARISON_LOGGER)
     data = tmp_path / "data"
     _, first = load(own_model.config_path, data)
     (saved,) = (data / "tuning").glob("*.json")
@@ -103,6 +105,7 @@ def test_a_changed_model_is_measured_again(
     own_model: TinyModel, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG, logger=TUNING_LOGGER)
+    caplog.set_level(logging.DEBUG, logger=COMPARISON_LOGGER)
     data = tmp_path / "data"
     load(own_model.config_path, data)
     stat = own_model.weights_path.stat()
@@ -118,6 +121,7 @@ def test_unreadable_decision_is_measured_again(
     own_model: TinyModel, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG, logger=TUNING_LOGGER)
+    caplog.set_level(logging.DEBUG, logger=COMPARISON_LOGGER)
     data = tmp_path / "data"
     load(own_model.config_path, data)
     (saved,) = (data / "tuning").glob("*.json")
@@ -134,6 +138,7 @@ def test_explicit_quantize_is_obeyed_without_measuring(
     tiny_model: TinyModel, tmp_path: Path, caplog: pytest.LogCaptureFixture, quantize: bool
 ) -> None:
     caplog.set_level(logging.DEBUG, logger=TUNING_LOGGER)
+    caplog.set_level(logging.DEBUG, logger=COMPARISON_LOGGER)
     model, result = load(tiny_model.config_path, tmp_path / "data", quantize)
     assert is_quantized(model) is quantize and result.settings.quantize is quantize
     assert result.threads == torch.get_num_threads() == 1
@@ -243,6 +248,7 @@ def test_every_configuration_is_timed_through_the_serving_path(
 ) -> None:
     monkeypatch.setattr(tuning, "usable_cores", lambda: 2)  # 1 and 2 threads, on any host
     caplog.set_level(logging.DEBUG, logger=TUNING_LOGGER)
+    caplog.set_level(logging.DEBUG, logger=COMPARISON_LOGGER)
     model, result = load(own_model.config_path, tmp_path / "data")
     served = chunks(model, SHORT_TEXT) + chunks(model, LONG_TEXT)
     assert served and all(text in served for _, _, text, _ in generations)
@@ -266,6 +272,7 @@ def test_a_decision_of_the_old_rule_is_measured_again(
     """A file as the RTF-only rule wrote it (no version) is not obeyed: the next start measures
     on the serving path and saves a versioned decision in its place."""
     caplog.set_level(logging.DEBUG, logger=TUNING_LOGGER)
+    caplog.set_level(logging.DEBUG, logger=COMPARISON_LOGGER)
     caplog.set_level(logging.DEBUG, logger="wyoming_pocket_tts.engine.decisions")
     data = tmp_path / "data"
     settings = ModelSettings(model=None, config=str(own_model.config_path), quantize=None)
@@ -315,6 +322,7 @@ def test_fixed_threads_are_obeyed_without_measuring(
     tiny_model: TinyModel, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG, logger=TUNING_LOGGER)
+    caplog.set_level(logging.DEBUG, logger=COMPARISON_LOGGER)
     settings = ModelSettings(
         model=None, config=str(tiny_model.config_path), quantize=True, threads=2
     )

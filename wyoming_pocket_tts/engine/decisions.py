@@ -4,8 +4,10 @@ The key holds everything that could change the answer (CPU model, usable cores, 
 and pocket-tts versions, torchao's presence, the model's identity, a fixed `--threads`); a change
 in any of it gives another file, so the next start measures again. Each file carries the
 `VERSION` of the rule and measurement that decided it: one decided otherwise (before version 2:
-by real-time factor alone, on a 10-frame generation; before 3: int8 without Mimi's decoder) is
-measured again.
+by real-time factor alone, on a 10-frame generation; before 3: int8 without Mimi's decoder;
+before 4: the baseline kept whenever the noise hid a gain) is measured again. A decision also
+says whether it is `provisional` (the measurements could not separate the choices, `rule`) and
+the `gain` and `noise` behind it; a provisional one is measured again when the server is idle.
 """
 
 from __future__ import annotations
@@ -26,14 +28,17 @@ from typing import Any
 from ..host import cpu_model, usable_cores
 from ..settings import ModelSettings
 from ..voices.store import model_identity
+from .rule import Choice
 from .timing import Speed
 
 _LOGGER = logging.getLogger(__name__)
 
-VERSION = 3
+VERSION = 4
 """Of the rule and measurement behind a saved decision: 2 is first audio first, on the serving
 path (`rule`, `timing`); 3 times int8 with Mimi's decoder transformer in int8 too (`speedups`);
-files without it were decided by real-time factor alone."""
+4 takes the fastest provisionally when the noise hides its gain, where 3 kept the baseline for
+good (issue 41: a bursty first start locked in fp32 x1); files without it were decided by
+real-time factor alone."""
 
 
 def host_key(settings: ModelSettings) -> dict[str, str]:
@@ -76,8 +81,11 @@ class DecisionStore:
                 str(label): Speed(float(f["first_audio"]), float(f["rtf"]))
                 for label, f in record["figures"].items()
             }
-            if not isinstance(record["quantize"], bool) or not isinstance(record["threads"], int):
-                raise TypeError("quantize or threads has the wrong type")
+            if not all(isinstance(record[name], bool) for name in ("quantize", "provisional")):
+                raise TypeError("quantize or provisional is not a boolean")
+            if not isinstance(record["threads"], int):
+                raise TypeError("threads is not a number")
+            record["gain"], record["noise"] = float(record["gain"]), float(record["noise"])
             if record["threads"] < 1:
                 raise ValueError(f"threads {record['threads']} out of range")
         except FileNotFoundError:
@@ -87,15 +95,16 @@ class DecisionStore:
             return None
         return record
 
-    def write(
-        self, key: dict[str, str], quantize: bool, threads: int, figures: dict[str, Speed]
-    ) -> None:
+    def write(self, key: dict[str, str], choice: Choice, figures: dict[str, Speed]) -> None:
         """Save a decision; a failure is logged (the next start measures again), never fatal."""
         record = {
             "version": VERSION,
             "key": key,
-            "quantize": quantize,
-            "threads": threads,
+            "quantize": choice.config.quantize,
+            "threads": choice.config.threads,
+            "provisional": choice.provisional,
+            "gain": round(choice.gain, 4),
+            "noise": round(choice.noise, 4),
             "figures": {label: asdict(speed) for label, speed in figures.items()},
             "measured": time.strftime("%Y-%m-%d"),
         }

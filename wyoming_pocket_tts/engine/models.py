@@ -97,19 +97,34 @@ class ModelPool:
         self._loaded[code] = loaded
         return loaded
 
+    def pending(self) -> list[LoadedModel]:
+        """Loaded models whose speed decision is provisional and wants measuring again."""
+        return [m for m in self._loaded.values() if m.tuning.pending and m.tuning.pending.wanted]
+
+    def retune(self, loaded: LoadedModel, model: TTSModel, tuning: Tuning) -> None:
+        """Serve `loaded` from now on as a re-measurement decided: its voice states start over
+        if the quantisation changed (they are keyed by it); torch threads are set at next use."""
+        if tuning.settings.quantize != loaded.tuning.settings.quantize:
+            loaded.voices = self._voice_states(model, tuning)
+        loaded.model, loaded.tuning = model, tuning
+        self._threads = 0
+        release_freed_memory()
+
     def _load(self, settings: ModelSettings) -> LoadedModel:
         model, tuning = load_tuned_model(settings, self._engine.data_dir)
         self.loads += 1
         report_voice_cloning(model, self._failures, settings.code)
-        voices = VoiceStates(
+        self._threads = tuning.threads
+        return LoadedModel(settings, model, self._voice_states(model, tuning), tuning)
+
+    def _voice_states(self, model: TTSModel, tuning: Tuning) -> VoiceStates:
+        return VoiceStates(
             model,
             self._engine.voice_cache_size,
             self._open_store(tuning.settings),  # keyed by the quantisation actually used
             self._engine.loudness,
-            settings.code,
+            tuning.settings.code,
         )
-        self._threads = tuning.threads
-        return LoadedModel(settings, model, voices, tuning)
 
     def _open_store(self, settings: ModelSettings) -> VoiceStateStore | None:
         if self._engine.data_dir is None:

@@ -14,6 +14,13 @@ So the rule looks at first audio first, and at the real-time factor (RTF) only a
    is still below the baseline's best. The margin is `MIN_MARGIN` (10%) or the spread measured
    between rounds of either configuration, whichever is larger.
 
+4. **Noise does not pick the baseline.** When the fastest beats the baseline by more than
+   `MIN_MARGIN` but not beyond the spread between rounds, the measurements cannot separate the
+   two. The decision is then *provisional*: the fastest serves (its best round is the least
+   disturbed figure there is, and keeping the baseline would lock in the slower choice on a
+   bursty first start), and the server measures again when idle (`remeasure`) until a
+   measurement settles it either way.
+
 Half of the best, not 80%: in issue 30's own figures int8 x1 reached 3.59x against int8 x2's
 4.58x (78%) with half the first audio; both are far above real time. Each figure is the best of
 its rounds (noise on a shared host only ever slows); the spread between rounds is the noise.
@@ -55,6 +62,23 @@ class Choice:
     config: Config
     why: str
     """One phrase for the log: the floor applied and the margin a change had to beat."""
+    gain: float = 0.0
+    """How much sooner the fastest configuration's first audio was than the baseline's
+    (relative); 0 when the baseline stays (no gain beyond `MIN_MARGIN`)."""
+    noise: float = 0.0
+    """The margin it had to beat: `MIN_MARGIN` or the spread between rounds, the larger."""
+    provisional: bool = False
+    """The measurements could not separate the choices: a gain beyond `MIN_MARGIN` but
+    inside the noise (see the module)."""
+
+    @property
+    def confidence(self) -> str:
+        """In words, for the log and the status page."""
+        if not self.gain:
+            return f"settled: no configuration {MIN_MARGIN:.0%} sooner"
+        verdict = "provisional" if self.provisional else "settled"
+        relation = "within" if self.provisional else "beyond"
+        return f"{verdict}: {self.gain:.0%} sooner, {relation} the {self.noise:.0%} noise"
 
 
 def best(speeds: Sequence[Speed]) -> Speed:
@@ -83,7 +107,9 @@ def choose(rounds: Mapping[Config, Sequence[Speed]]) -> Choice:
     baseline = counting[0]
     fastest = min(counting, key=lambda config: figures[config].first_audio)
     margin = max(MIN_MARGIN, spread(rounds[baseline]), spread(rounds[fastest]))
-    wins = figures[fastest].first_audio * (1 + margin) < figures[baseline].first_audio
-    chosen = fastest if wins else baseline
+    sooner, later = figures[fastest].first_audio, figures[baseline].first_audio
+    gains = sooner * (1 + MIN_MARGIN) < later
+    provisional = gains and not sooner * (1 + margin) < later
+    gain = later / sooner - 1 if gains else 0.0
     why = f"lowest first audio among RTF >= {floor:.2f}x, beyond a {margin:.0%} margin"
-    return Choice(chosen, why)
+    return Choice(fastest if gains else baseline, why, gain, margin, provisional)

@@ -28,6 +28,10 @@ holding more than `max_buffered` bytes of unread audio gets no piece until it re
 
 The loop calls `admit`, `add_text`, `close`, `cancel`, `fail`, `abandon` and `stop`; the engine
 thread calls `next`, `fail` and `done`. Every request's output ends exactly once, in `_finish`.
+
+Idle work (a provisional speed decision measured again, `comparison`): `next` returns `IDLE`
+once no listener has had a request in care for the `idle_after` seconds the engine asks for;
+`arrived` is set by the next `admit`, so that the idle work stops for the request.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from typing import Literal
 
 from ..errors import BUSY, SHUTDOWN, JobError
 from .recent import RecentRequests
@@ -52,6 +57,8 @@ SWITCH_AFTER = 1.5
 """Seconds a cold piece may be out of audio while warm pieces go first (see the module doc)."""
 
 SHUTTING_DOWN = JobError(SHUTDOWN, "The server is shutting down")
+IDLE: Literal["idle"] = "idle"
+"""What `next` returns when the engine has been idle for as long as it asked."""
 
 
 class EngineBusy(Exception):
@@ -88,6 +95,10 @@ class Scheduler:
         """How long that cold piece took (its load or encode included)."""
         self._running_cold = False
         self._running_since = 0.0
+        self._idle_since = time.monotonic()
+        """When the last listener's request ended (or the scheduler was made)."""
+        self.arrived = threading.Event()
+        """Set by `admit` after `next` returned `IDLE`: the idle work stops for a request."""
 
     @property
     def in_care(self) -> int:
@@ -111,6 +122,7 @@ class Scheduler:
                 line = self._lines[request.listener] = deque()
             request.sequence = next(self._sequence)
             line.append(request)
+            self.arrived.set()
 
     def add_text(self, request: SpeechRequest, text: str) -> None:
         """Queue `text` to be spoken after the request's earlier text."""
@@ -171,9 +183,10 @@ class Scheduler:
     # Engine side.
 
     def next(
-        self, is_warm: Callable[[SpeechRequest], bool]
-    ) -> tuple[SpeechRequest, Piece] | None:
-        """Block until a piece is ready and take the one to speak now (see the module doc)."""
+        self, is_warm: Callable[[SpeechRequest], bool], idle_after: float | None = None
+    ) -> tuple[SpeechRequest, Piece] | Literal["idle"] | None:
+        """Block until a piece is ready and take the one to speak now (see the module doc);
+        `IDLE` once nobody has had a request in care for `idle_after` seconds."""
         with self._cond:
             while not self._stopping:
                 ready = [
@@ -188,7 +201,14 @@ class Scheduler:
                     self._running_cold = cold
                     self._running_since = time.monotonic()
                     return request, request.pending.popleft()
-                self._cond.wait()
+                wait = None
+                if idle_after is not None and not self._lines:
+                    wait = self._idle_since + idle_after - time.monotonic()
+                    if wait <= 0:
+                        self.arrived.clear()
+                        self._idle_since = time.monotonic()  # once per idle period
+                        return IDLE
+                self._cond.wait(wait)
             return None
 
     def done(self, request: SpeechRequest, rest: list[Piece] | None = None) -> None:
@@ -270,6 +290,7 @@ class Scheduler:
                 line.remove(request)
             if not line:
                 del self._lines[request.listener]
+                self._idle_since = time.monotonic()
         self._cond.notify()
         self.recent.add(request)
         request.end()

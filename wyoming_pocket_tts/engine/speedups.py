@@ -13,11 +13,20 @@ against 6e-3 for pocket-tts's own int8.
 It goes with int8 wherever int8 is chosen (`tuning`), so the per-host comparison of fp32 and
 int8 measures it. Where torch has no int8 engine the decoder stays fp32 and the log says so.
 Mimi's encoder (voice prompts) is untouched: voice states do not change.
+
+Both int8 paths stand on torch's eager dynamic quantisation (`torch.ao.quantization.
+quantize_dynamic`, the quantized dtypes), which torch 2.13 deprecates for removal. Whether this
+torch still runs it is probed once (`int8_unavailable`); where it does not, the server runs fp32
+with one warning line and starts as usual.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -34,6 +43,35 @@ def int8_engine_available() -> bool:
     import torch
 
     return any(engine in torch.backends.quantized.supported_engines for engine in INT8_ENGINES)
+
+
+@functools.cache
+def int8_unavailable() -> str | None:
+    """Why this torch cannot run dynamic int8, or None if it can; probed once per process.
+
+    The probe quantises one small linear layer the way pocket-tts's int8 and `quantize_mimi_
+    decoder` do and runs it: a torch without the API, its dtypes or an engine fails here, not
+    while loading a model. The first failing probe logs the one warning line.
+    """
+    import torch
+
+    try:
+        with quiet_quantization():
+            from torch.ao.quantization import quantize_dynamic
+
+            layer = quantize_dynamic(
+                torch.nn.Sequential(torch.nn.Linear(8, 8)), {torch.nn.Linear}, dtype=torch.qint8
+            )
+            layer(torch.ones(1, 8))
+    except Exception as error:  # removed or broken, in any way: fp32 serves
+        reason = f"{type(error).__name__}: {error}"
+        _LOGGER.warning(
+            "int8 is not available in torch %s (%s): the model runs fp32",
+            torch.__version__,
+            reason,
+        )
+        return reason
+    return None
 
 
 def quantize_mimi_decoder(model: TTSModel) -> bool:
@@ -68,3 +106,14 @@ def is_mimi_decoder_int8(model: TTSModel) -> bool:
         "quantized" in type(module).__module__
         for module in model.mimi.decoder_transformer.modules()
     )
+
+
+@contextmanager
+def quiet_quantization() -> Iterator[None]:
+    """Hide torch's deprecation warnings for the torch.ao int8 path pocket-tts uses (a dozen
+    lines per start that the user can do nothing about; where the API is gone,
+    `int8_unavailable` says so in one line)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"torch\.ao\.quantization is deprecated")
+        warnings.filterwarnings("ignore", message=r"torch\.quantize_per_tensor")
+        yield

@@ -53,16 +53,25 @@ class Speed:
         return f"first audio {self.first_audio * 1000:.0f} ms, {rtf}"
 
 
-def time_serving(model: TTSModel, frames: int = FRAMES) -> Speed:
+class Abandoned(Exception):
+    """A timed generation was cut short by its `cancel` event (a request came)."""
+
+
+def time_serving(
+    model: TTSModel, frames: int = FRAMES, cancel: threading.Event | None = None
+) -> Speed:
     """First audio of `SHORT_TEXT` and RTF of `LONG_TEXT` (at most `frames` frames), served."""
-    first_audio, _ = serve(model, SHORT_TEXT, 1)
-    _, rtf = serve(model, LONG_TEXT, max(frames, 2))
+    first_audio, _ = serve(model, SHORT_TEXT, 1, cancel)
+    _, rtf = serve(model, LONG_TEXT, max(frames, 2), cancel)
     return Speed(first_audio, rtf)
 
 
-def serve(model: TTSModel, text: str, frames: int) -> tuple[float, float]:
+def serve(
+    model: TTSModel, text: str, frames: int, cancel: threading.Event | None = None
+) -> tuple[float, float]:
     """Speak `text` as the engine would, up to `frames` frames: (seconds to the first audio,
-    RTF after the first chunk, NaN if there was none after it)."""
+    RTF after the first chunk, NaN if there was none after it). Once `cancel` is set the
+    generation stops within a frame and `Abandoned` is raised."""
     state = empty_voice(model)
     limit = frames * SAMPLES_PER_FRAME
     first_at: float | None = None
@@ -74,6 +83,8 @@ def serve(model: TTSModel, text: str, frames: int) -> tuple[float, float]:
             stream = model.generate_audio_stream(state, piece, stop=stop)
             try:
                 for audio in stream:
+                    if cancel is not None and cancel.is_set():
+                        raise Abandoned
                     to_pcm16(audio, None)
                     if first_at is None:
                         first_at = time.perf_counter()
@@ -86,6 +97,8 @@ def serve(model: TTSModel, text: str, frames: int) -> tuple[float, float]:
                 stop.set()
                 for _ in stream:  # pocket-tts's two threads finish before anything else runs
                     pass
+            if cancel is not None and cancel.is_set():
+                raise Abandoned
             if samples >= limit:
                 break
     if first_at is None:

@@ -12,7 +12,8 @@ a change only beyond the measured noise), and saves the decision under `<data di
 is measured again. `--quantize on|off` runs `--threads` threads (1 for auto) without measuring.
 int8 is pocket-tts's int8 for the flow LM plus int8 in Mimi's decoder transformer (`speedups`),
 so the comparison measures both together; the speed line says which Mimi decoder runs. Every
-loaded model, fp32 or int8, gets the faster equivalents of `equivalents` (the same audio).
+loaded model, fp32 or int8, gets the faster equivalents of `equivalents` and Mimi's caches
+without the NaN fill (`mimi_cache`), both the same audio.
 
 Every start ends with a timed generation on the serving path, before `Ready`: it pays the
 first-call costs that would otherwise land on the first request, and gives the speed verdict
@@ -26,18 +27,22 @@ import copy
 import logging
 import threading
 import time
-import warnings
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..host import release_freed_memory, set_torch_threads, usable_cores
 from ..settings import ModelSettings
+from .comparison import Comparison, Remeasurement, compare, figures_text
 from .decisions import DecisionStore, host_key
-from .rule import Config, best, choose
-from .speedups import is_mimi_decoder_int8, quantize_mimi_decoder
+from .rule import Choice, Config
+from .speedups import (
+    int8_unavailable,
+    is_mimi_decoder_int8,
+    quantize_mimi_decoder,
+    quiet_quantization,
+)
 from .timing import (
     FRAMES,
     LONG_TEXT,
@@ -73,11 +78,22 @@ class Tuning:
     """This start's measurement of the loaded model, on the serving path."""
     reason: str
     """Where the choice comes from, for the log."""
+    confidence: str = "set by the flags"
+    """How sure the choice is (`rule.Choice.confidence`), or that the flags made it."""
+    pending: Remeasurement | None = field(default=None, compare=False)
+    """A provisional decision's next comparison (run when idle, `comparison`), else None."""
+
+    @property
+    def provisional(self) -> bool:
+        return self.pending is not None
 
 
 def candidates(settings: ModelSettings) -> list[Config]:
-    """The configurations `settings` leaves open, simplest first (one: nothing to measure)."""
+    """The configurations `settings` leaves open, simplest first (one: nothing to measure).
+    int8 is left out where this torch cannot run it (`speedups.int8_unavailable`)."""
     quantize = (False, True) if settings.quantize is None else (settings.quantize,)
+    if True in quantize and int8_unavailable() is not None:
+        quantize = (False,)
     if settings.threads is not None:
         threads: Sequence[int] = (settings.threads,)
     elif settings.quantize is None:
@@ -99,33 +115,66 @@ def load_tuned_model(
     than a plain load when `auto` has to compare, a fraction of a second otherwise."""
     configs = candidates(settings)
     chosen: Config | None = configs[0] if len(configs) == 1 else None
-    reason = _flags(settings)
+    reason, confidence = _flags(settings), Tuning.confidence
     store = DecisionStore(data_dir / _FOLDER) if data_dir is not None else None
     key = host_key(settings) if chosen is None else {}
-    if chosen is None and store is not None:
-        saved = store.read(key)
-        if saved is not None:
-            chosen = Config(saved["threads"], saved["quantize"])
-            reason = f"auto, saved on {saved['measured']}: {_figures(saved['figures'])}"
-    if chosen is None:
-        model = _load(settings, False)
-        model, chosen, figures = _compare(model, configs, frames, rounds)
-        speed = figures[chosen.label]
-        reason = f"auto, measured now: {_figures(figures)}"
-        if store is not None:
-            store.write(key, chosen.quantize, chosen.threads, figures)
+    pending: Remeasurement | None = None
+    speed: Speed | None = None
+    saved = store.read(key) if chosen is None and store is not None else None
+    if saved is not None and saved["quantize"] and int8_unavailable():
+        saved = None
+    if saved is not None:
+        chosen = Config(saved["threads"], saved["quantize"])
+        reason = f"auto, saved on {saved['measured']}: {figures_text(saved['figures'])}"
+        confidence = _saved_confidence(saved)
+    if chosen is None or (saved is not None and saved["provisional"]):
+        variants = _variants(_load(settings, False), configs)
+        if chosen is None:
+            comparison = compare(variants, configs, frames, rounds)
+            choice = comparison.choice
+            _LOGGER.info("Tuned for this host: %s (%s)", choice.config.label, comparison.summary())
+            chosen, confidence = choice.config, choice.confidence
+            speed = comparison.figures[chosen.label]  # the comparison was the warm-up
+            reason = f"auto, measured now: {figures_text(comparison.figures)}"
+            if store is not None:
+                store.write(key, choice, comparison.figures)
+            provisional = choice.provisional
+        else:
+            provisional = True
+        model = variants[chosen.quantize]
+        if provisional:  # both variants stay loaded until a comparison settles it
+            pending = Remeasurement(variants, configs, frames, rounds, store, key)
+            reason += "; provisional: measured again when idle"
+        del variants
     else:
         model = _load(settings, chosen.quantize)
-        set_torch_threads(chosen.threads)
+    set_torch_threads(chosen.threads)
+    if speed is None:
         serve(model, SHORT_TEXT, 1)  # first-call costs, kept out of the figure
         speed = time_serving(model, frames)
         _LOGGER.debug("Warm-up: %s", speed)
-    set_torch_threads(chosen.threads)
     release_freed_memory()
+    if settings.quantize is not False and int8_unavailable() is not None:
+        reason += "; no int8 in this torch"
     if chosen.quantize:  # int8 covers Mimi's decoder transformer too, where torch can (`speedups`)
         reason += f"; Mimi's decoder {'int8' if is_mimi_decoder_int8(model) else 'fp32'}"
     resolved = replace(settings, quantize=chosen.quantize)
-    return model, Tuning(resolved, chosen.threads, speed, reason)
+    return model, Tuning(resolved, chosen.threads, speed, reason, confidence, pending)
+
+
+def retuned(tuning: Tuning, comparison: Comparison) -> tuple[TTSModel, Tuning]:
+    """The model and tuning a re-measurement (`comparison`) leads to: its choice, still
+    provisional (the variants kept) or settled (the one not chosen let go)."""
+    assert tuning.pending is not None
+    choice = comparison.choice
+    pending = tuning.pending if choice.provisional and tuning.pending.wanted else None
+    model = tuning.pending.variants[choice.config.quantize]
+    reason = f"auto, measured again when idle: {figures_text(comparison.figures)}"
+    if pending is not None:
+        reason += "; provisional: measured again when idle"
+    resolved = replace(tuning.settings, quantize=choice.config.quantize)
+    speed = comparison.figures[choice.config.label]
+    return model, Tuning(resolved, choice.config.threads, speed, reason, choice.confidence, pending)
 
 
 def warm_up(model: TTSModel, state: dict) -> None:
@@ -146,42 +195,29 @@ def warm_up(model: TTSModel, state: dict) -> None:
                 pass
 
 
-def _compare(
-    model: TTSModel, configs: list[Config], frames: int, rounds: int
-) -> tuple[TTSModel, Config, dict[str, Speed]]:
-    """Time every configuration on the serving path in interleaved rounds (each round in the
-    other order, so that drift hits all alike), choose by `rule`, free the model not chosen.
-    Returns the model, the choice and each configuration's figures (best of its rounds)."""
-    started, cpu = time.monotonic(), time.process_time()
-    variants = {False: model, True: _int8_copy(model)}  # only `auto` compares
+def _variants(model: TTSModel, configs: list[Config]) -> dict[bool, TTSModel]:
+    """The fp32 model and, if a configuration runs int8, an int8 copy; both warmed up (their
+    first-call costs kept out of the comparison)."""
+    variants = {False: model}
+    if any(config.quantize for config in configs):
+        variants[True] = _int8_copy(model)
     set_torch_threads(1)
     for variant in variants.values():
-        serve(variant, SHORT_TEXT, 1)  # first-call costs, kept out of the comparison
-    times: dict[Config, list[Speed]] = {config: [] for config in configs}
-    for number in range(max(rounds, 1)):
-        for config in configs if number % 2 == 0 else reversed(configs):
-            set_torch_threads(config.threads)
-            speed = time_serving(variants[config.quantize], frames)
-            _LOGGER.debug("Timing %s: %s", config.label, speed)
-            times[config].append(speed)
-    choice = choose(times)
-    figures = {config.label: best(speeds) for config, speeds in times.items()}
-    _LOGGER.info(
-        "Tuned for this host: %s (%s; %s; compared in %.1f s, %.1f s CPU)",
-        choice.config.label,
-        _figures(figures),
-        choice.why,
-        time.monotonic() - started,
-        time.process_time() - cpu,
-    )
-    return variants[choice.config.quantize], choice.config, figures
+        serve(variant, SHORT_TEXT, 1)
+    return variants
+
+
+def _saved_confidence(saved: dict[str, Any]) -> str:
+    config = Config(saved["threads"], saved["quantize"])
+    choice = Choice(config, "", saved["gain"], saved["noise"], saved["provisional"])
+    return choice.confidence
 
 
 def _int8_copy(model: TTSModel) -> TTSModel:
     from pocket_tts.quantization import RECOMMENDED_CONFIG, apply_dynamic_int8
 
     int8 = copy.deepcopy(model)
-    with _quiet_quantization():
+    with quiet_quantization():
         apply_dynamic_int8(int8.flow_lm, RECOMMENDED_CONFIG)
         quantize_mimi_decoder(int8)
     return int8
@@ -192,15 +228,11 @@ def _flags(settings: ModelSettings) -> str:
     return f"--quantize {quantize}, --threads {settings.threads or 'auto'}"
 
 
-def _figures(figures: dict[str, Speed]) -> str:
-    return "; ".join(f"{name}: {speed}" for name, speed in figures.items())
-
-
 def _load(settings: ModelSettings, quantize: bool) -> TTSModel:
     from pocket_tts import TTSModel  # takes seconds (torch)
 
     started = time.monotonic()
-    with _quiet_quantization():
+    with quiet_quantization():
         if settings.config is not None:
             model = TTSModel.load_model(config=settings.config, quantize=quantize)
         else:
@@ -208,8 +240,11 @@ def _load(settings: ModelSettings, quantize: bool) -> TTSModel:
         if quantize:
             quantize_mimi_decoder(model)
     from .equivalents import use_equivalents  # imports torch
+    from .mimi_cache import skip_mimi_cache_fill
 
     given = use_equivalents(model)
+    if skip_mimi_cache_fill(model):
+        given.append("Mimi's caches unfilled")
     _LOGGER.info(
         "Loaded model %s in %.1f s (%s)",
         settings.label,
@@ -217,13 +252,3 @@ def _load(settings: ModelSettings, quantize: bool) -> TTSModel:
         ", ".join(given) or "no faster equivalents",
     )
     return model
-
-
-@contextmanager
-def _quiet_quantization() -> Iterator[None]:
-    """Hide torch's deprecation warnings for the torch.ao int8 path pocket-tts uses (a dozen
-    lines per start that the user can do nothing about)."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=r"torch\.ao\.quantization is deprecated")
-        warnings.filterwarnings("ignore", message=r"torch\.quantize_per_tensor")
-        yield

@@ -22,11 +22,13 @@ from ..errors import MODEL_UNAVAILABLE, SYNTHESIS_FAILED, JobError
 from ..settings import EngineSettings, VoiceSpec
 from ..voices.catalog import VoiceCatalog
 from ..voices.states import Voice, VoiceStates
+from . import comparison
+from .advice import log_speed_verdict
 from .chunking import chunks
 from .models import LoadedModel, ModelPool, ModelUnavailable
 from .request import Piece, SpeechRequest
-from .scheduler import Scheduler
-from .tuning import Tuning, warm_up
+from .scheduler import IDLE, Scheduler
+from .tuning import Tuning, retuned, warm_up
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
@@ -80,13 +82,31 @@ class Engine:
             self.ready.set_exception(error)
             return
         self.ready.set_result(None)
-        while (work := self.scheduler.next(self._is_warm)) is not None:
+        while (work := self.scheduler.next(self._is_warm, self._idle_after())) is not None:
+            if work == IDLE:
+                self._measure_again()
+                continue
             request, piece = work
             rest: list[Piece] = []
             try:
                 rest = self._serve(request, piece)
             finally:
                 self.scheduler.done(request, rest)
+
+    def _idle_after(self) -> float | None:
+        """Seconds of idleness after which the engine has work of its own, if any."""
+        return comparison.REMEASURE_AFTER if self.models.pending() else None
+
+    def _measure_again(self) -> None:
+        """Idle: measure a provisional speed decision again; a request arriving stops it."""
+        for loaded in self.models.pending():
+            assert loaded.tuning.pending is not None
+            result = loaded.tuning.pending.run(self.scheduler.arrived)
+            if result is None:
+                return
+            model, tuning = retuned(loaded.tuning, result)
+            self.models.retune(loaded, model, tuning)
+            log_speed_verdict(tuning)
 
     def _is_warm(self, request: SpeechRequest) -> bool:
         """Its model is loaded (or known to fail) and its voice state cached: no switch cost."""

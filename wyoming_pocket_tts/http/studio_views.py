@@ -101,6 +101,8 @@ def status_view(service: Service) -> dict[str, Any]:
                 "first_audio_ms": round(tuning.speed.first_audio * 1000),
                 "rtf": round(tuning.speed.rtf, 2) if tuning.speed.rtf_known else None,
                 "verdict": _verdict(tuning.speed),
+                "decision": tuning.confidence,
+                "provisional": tuning.provisional,
             }
         models.append(entry)
     scheduler = engine.scheduler
