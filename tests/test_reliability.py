@@ -335,6 +335,7 @@ def test_soak_memory_and_threads_stay_flat(
     pocket-tts copies for each generation would add 48 KiB a request on the tiny model).
     RSS is only a coarse guard: pocket-tts alone swings by ~40 MiB over 160 generations here
     (measured, glibc trimmed), so a tighter RSS bound would measure the allocator.
+    Over 20 s alone: its N requests and warm-up are the soak itself.
     """
     count = request.config.getoption("--soak-requests")
     caplog.set_level(logging.WARNING)  # pytest keeps every captured record: not the server's
@@ -414,6 +415,8 @@ def test_model_that_cannot_load_exits_1(voices: dict[str, Path], tmp_path: Path)
 
 
 def test_sigterm_during_synthesis_sends_closing_events(endless_server_factory) -> None:
+    """Near 20 s alone on a busy host: the signal needs a server process of its own, and most
+    of its time is that process importing torch and pocket-tts."""
     server = endless_server_factory()
 
     async def scenario() -> list[str]:

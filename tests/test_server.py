@@ -210,7 +210,10 @@ def test_health_command_against_the_real_server(endless_server: ServerProcess) -
 def test_quantize_cleanup_and_language_code_flags_end_to_end(
     tiny_model: TinyModel, voices: dict[str, Path]
 ) -> None:
-    """The server's audio is the int8 model's, text reaches it as sent, voices say `de`."""
+    """The server's audio is the int8 model's, text reaches it as sent, voices say `de`.
+
+    Over 20 s alone on a busy host: besides its server it loads the model twice here (int8 and
+    float) and generates with each, the oracle for the server's audio."""
     flags = ["--quantize", "--no-text-cleanup", "--language-code", "de", "--loudness", "off"]
 
     async def scenario() -> tuple[Info, Reply, Reply]:
