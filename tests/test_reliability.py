@@ -27,7 +27,7 @@ from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, Synthesize
 from wyoming_pocket_tts.protocol.replies import MAX_PENDING_REQUESTS
 
 from .conftest import model_args
-from .model_factory import TinyModel, write_voice_wav
+from .model_factory import TinyModel, build_tiny_model, write_voice_wav
 from .support import (
     ANOTHER_VOICE,
     AUDIO_STOP,
@@ -133,21 +133,24 @@ def test_truncated_event_then_disconnect(endless_server: ServerProcess) -> None:
     assert asyncio.run(describe(endless_server.port)).tts
 
 
-@pytest.mark.parametrize(
-    ("voice", "text"),
-    [("x", "Hello."), ({"name": 7}, "Hello."), ({"name": None}, "Hello."), ([1], "Hello.")],
-)
+@pytest.fixture(scope="module")
+def hello_in_each_voice(endless_server: ServerProcess) -> dict[str, bytes]:
+    """ "Hello." in voices a (the default) and b, asked for by name: made once for the module."""
+    port = endless_server.port
+    return {voice: asyncio.run(synthesize(port, "Hello.", voice=voice)).audio for voice in "ab"}
+
+
+@pytest.mark.parametrize("voice", ["x", {"name": 7}, {"name": None}, [1]])
 def test_odd_voice_fields_fall_back_to_the_default_voice(
-    endless_server: ServerProcess, voice: object, text: str
+    endless_server: ServerProcess, hello_in_each_voice: dict[str, bytes], voice: object
 ) -> None:
-    raw = frame({"type": "synthesize", "data": {"text": text, "voice": voice}})
+    raw = frame({"type": "synthesize", "data": {"text": "Hello.", "voice": voice}})
     events = asyncio.run(exchange(endless_server.port, raw, until=AUDIO_STOP))
     assert events[-1].type == AUDIO_STOP
     assert not codes(events)
-    default = asyncio.run(synthesize(endless_server.port, text, voice="a"))
-    other = asyncio.run(synthesize(endless_server.port, text, voice="b"))
-    assert differing_samples(other.audio, default.audio) > ANOTHER_VOICE
-    assert differing_samples(Reply(events=events).audio, default.audio) == 0
+    default, other = hello_in_each_voice["a"], hello_in_each_voice["b"]
+    assert differing_samples(other, default) > ANOTHER_VOICE
+    assert differing_samples(Reply(events=events).audio, default) == 0
 
 
 _json_values = st.recursive(
@@ -184,25 +187,23 @@ def test_fuzzed_events_never_break_the_server(endless_server: ServerProcess, raw
     assert endless_server.process.poll() is None
 
 
-def test_connection_cap(tiny_model: TinyModel, voices: dict[str, Path], tmp_path: Path) -> None:
-    async def scenario(port: int) -> tuple[list[str], bool]:
-        idle = [await asyncio.open_connection("127.0.0.1", port) for _ in range(3)]
-        extra = await exchange(port, b"")
-        for _, writer in idle:
-            writer.close()
-        # The server notices the closed connections soon: poll, with a deadline.
-        deadline = asyncio.get_running_loop().time() + READ_TIMEOUT
-        while codes(await exchange(port, b"")) == ["too-many-connections"]:
-            assert asyncio.get_running_loop().time() < deadline, "closed connections still count"
-        return codes(extra), bool((await describe(port)).tts)
+def test_connection_cap(tiny_model: TinyModel, voices: dict[str, Path]) -> None:
+    async def scenario() -> tuple[list[str], bool]:
+        async with running_server(model_args(tiny_model, voices, "--max-connections", "3")) as srv:
+            port = srv.port or 0
+            idle = [await asyncio.open_connection("127.0.0.1", port) for _ in range(3)]
+            extra = await exchange(port, b"")
+            for _, writer in idle:
+                writer.close()
+            # The server notices the closed connections soon: poll, with a deadline.
+            deadline = asyncio.get_running_loop().time() + READ_TIMEOUT
+            while codes(await exchange(port, b"")) == ["too-many-connections"]:
+                assert asyncio.get_running_loop().time() < deadline, "closed ones still count"
+            return codes(extra), bool((await describe(port)).tts)
 
-    args = model_args(tiny_model, voices, "--max-connections", "3")
-    with ServerProcess(args, tmp_path / "log") as server:
-        server.wait_for_log("Ready")
-        refused, served_after = asyncio.run(scenario(server.port))
-        assert refused == ["too-many-connections"]
-        assert served_after
-        assert server.stop() == 0
+    refused, served_after = asyncio.run(scenario())
+    assert refused == ["too-many-connections"]
+    assert served_after
 
 
 async def _pipelined(port: int, texts: list[str]) -> list[Reply]:
@@ -228,22 +229,30 @@ THINGS = [
 ]
 
 
+@pytest.fixture(scope="module")
+def slim_model(tmp_path_factory: pytest.TempPathFactory) -> TinyModel:
+    """`endless_model`'s thinned layers with end-of-speech on: short requests at half the CPU
+    of `tiny_model` per frame, for a test that compares audio with audio, not its content."""
+    return build_tiny_model(tmp_path_factory.mktemp("slim-model"), size="slim", eos=True)
+
+
 def test_eight_clients_at_once_get_their_own_audio_in_order(
-    tiny_model: TinyModel, voices: dict[str, Path], tmp_path: Path
+    slim_model: TinyModel, voices: dict[str, Path]
 ) -> None:
-    """Every client and request has its own text; each answer must be that text's audio."""
+    """Every client and request has its own text; each answer must be that text's audio.
+
+    Over 20 s alone on a busy host: its 48 requests (the 24 texts alone, as references, then
+    all at once) are the test; the server runs in this process, so no interpreter starts."""
     texts = [[f"The {THINGS[3 * c + r]} is here." for r in range(3)] for c in range(8)]
 
-    async def scenario(port: int) -> tuple[dict[str, bytes], list[list[Reply]]]:
-        alone = {t: (await synthesize(port, t)).audio for ts in texts for t in ts}
-        together = await asyncio.gather(*(_pipelined(port, ts) for ts in texts))
-        return alone, list(together)
+    async def scenario() -> tuple[dict[str, bytes], list[list[Reply]]]:
+        async with running_server(model_args(slim_model, voices, "--max-queue", "64")) as srv:
+            port = srv.port or 0
+            alone = {t: (await synthesize(port, t)).audio for ts in texts for t in ts}
+            together = await asyncio.gather(*(_pipelined(port, ts) for ts in texts))
+            return alone, list(together)
 
-    args = model_args(tiny_model, voices, "--max-queue", "64")
-    with ServerProcess(args, tmp_path / "log") as server:
-        server.wait_for_log("Ready")
-        alone, replies = asyncio.run(scenario(server.port))
-        assert server.stop() == 0
+    alone, replies = asyncio.run(scenario())
     for client_texts, client_replies in zip(texts, replies, strict=True):
         for n, (text, reply) in enumerate(zip(client_texts, client_replies, strict=True)):
             assert not reply.errors
@@ -326,6 +335,7 @@ def test_soak_memory_and_threads_stay_flat(
     pocket-tts copies for each generation would add 48 KiB a request on the tiny model).
     RSS is only a coarse guard: pocket-tts alone swings by ~40 MiB over 160 generations here
     (measured, glibc trimmed), so a tighter RSS bound would measure the allocator.
+    Over 20 s alone: its N requests and warm-up are the soak itself.
     """
     count = request.config.getoption("--soak-requests")
     caplog.set_level(logging.WARNING)  # pytest keeps every captured record: not the server's
@@ -373,16 +383,21 @@ def test_soak_memory_and_threads_stay_flat(
 
 
 def test_unreadable_data_dir_only_disables_saving(
-    tiny_model: TinyModel, voices: dict[str, Path], tmp_path: Path
+    tiny_model: TinyModel,
+    voices: dict[str, Path],
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     not_a_folder = tmp_path / "file"
     not_a_folder.write_text("")
     args = model_args(tiny_model, voices, "--data-dir", str(not_a_folder))
-    with ServerProcess(args, tmp_path / "log") as server:
-        server.wait_for_log("Ready")
-        assert "Voice states will not be saved" in server.log
-        assert asyncio.run(synthesize(server.port, "Hello.")).audio
-        assert server.stop() == 0
+
+    async def scenario() -> Reply:
+        async with running_server(args) as srv:
+            return await synthesize(srv.port or 0, "Hello.")
+
+    assert asyncio.run(scenario()).audio
+    assert "Voice states will not be saved" in caplog.text
 
 
 def test_model_that_cannot_load_exits_1(voices: dict[str, Path], tmp_path: Path) -> None:
@@ -400,6 +415,8 @@ def test_model_that_cannot_load_exits_1(voices: dict[str, Path], tmp_path: Path)
 
 
 def test_sigterm_during_synthesis_sends_closing_events(endless_server_factory) -> None:
+    """Near 20 s alone on a busy host: the signal needs a server process of its own, and most
+    of its time is that process importing torch and pocket-tts."""
     server = endless_server_factory()
 
     async def scenario() -> list[str]:

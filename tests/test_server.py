@@ -1,6 +1,8 @@
 """The core path over real TCP: describe, synthesize, voices, limits and failures.
 
-The server runs as a subprocess on the tiny random model; the `wyoming` client talks to it.
+The server runs on the tiny random models, as a subprocess where a test starts, signals or stops
+it, or needs it shared by the module; in this process (no interpreter to start) where a test needs
+its own flags only. The `wyoming` client talks to it.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from wyoming.audio import AudioStart
 from wyoming.client import AsyncClient, AsyncTcpClient
 from wyoming.info import Describe, Info
@@ -32,6 +35,7 @@ from .support import (
     describe,
     differing_samples,
     read_until,
+    running_server,
     synthesize,
 )
 
@@ -122,32 +126,36 @@ def test_voice_switching_uses_the_cache(endless_server: ServerProcess) -> None:
 
 
 def test_engine_failure_is_reported_and_server_keeps_serving(
-    tiny_model: TinyModel, voices: dict[str, Path], tmp_path: Path
+    tiny_model: TinyModel, voices: dict[str, Path], tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     fragile = tmp_path / "fragile.wav"
     fragile.write_bytes(voices["b"].read_bytes())
     args = model_args(tiny_model, {"a": voices["a"], "fragile": fragile}, "--voice-cache-size", "1")
-    with ServerProcess(args, tmp_path / "server.log") as server:
-        server.wait_for_log("Ready")
-        fragile.write_bytes(b"RIFF this is not audio")  # edited after start: re-encoded, fails
-        default = asyncio.run(synthesize(server.port, "Hello.", voice="a"))
-        # The request that finds it broken is still heard, in the default voice.
-        reply = asyncio.run(synthesize(server.port, "Hello.", voice="fragile"))
-        assert reply.types[0] == AUDIO_START and reply.types[-1] == AUDIO_STOP
-        assert not reply.errors and differing_samples(reply.audio, default.audio) == 0
-        assert "Voice fragile cannot load" in server.log
-        installed = {v.name: v.installed for v in asyncio.run(describe(server.port)).tts[0].voices}
-        assert installed == {"a": True, "fragile": False}
-        # Until the file changes, asking for it gets the default voice instead of an error.
-        fallback = asyncio.run(synthesize(server.port, "Hello.", voice="fragile"))
-        assert not fallback.errors and differing_samples(fallback.audio, default.audio) == 0
-        # Fixed while running: the same name speaks with the file's voice again.
-        fragile.write_bytes(voices["b"].read_bytes())
-        fixed = asyncio.run(synthesize(server.port, "Hello.", voice="fragile"))
-        assert not fixed.errors and differing_samples(fixed.audio, default.audio) > ANOTHER_VOICE
-        installed = {v.name: v.installed for v in asyncio.run(describe(server.port)).tts[0].voices}
-        assert installed == {"a": True, "fragile": True}
-        assert server.stop() == 0
+
+    async def scenario() -> None:
+        async with running_server(args) as server:
+            port = server.port or 0
+            fragile.write_bytes(b"RIFF this is not audio")  # edited after start: re-encoded, fails
+            default = await synthesize(port, "Hello.", voice="a")
+            # The request that finds it broken is still heard, in the default voice.
+            reply = await synthesize(port, "Hello.", voice="fragile")
+            assert reply.types[0] == AUDIO_START and reply.types[-1] == AUDIO_STOP
+            assert not reply.errors and differing_samples(reply.audio, default.audio) == 0
+            assert "Voice fragile cannot load" in caplog.text
+            installed = {v.name: v.installed for v in (await describe(port)).tts[0].voices}
+            assert installed == {"a": True, "fragile": False}
+            # Until the file changes, asking for it gets the default voice instead of an error.
+            fallback = await synthesize(port, "Hello.", voice="fragile")
+            assert not fallback.errors and differing_samples(fallback.audio, default.audio) == 0
+            # Fixed while running: the same name speaks with the file's voice again.
+            fragile.write_bytes(voices["b"].read_bytes())
+            fixed = await synthesize(port, "Hello.", voice="fragile")
+            assert not fixed.errors
+            assert differing_samples(fixed.audio, default.audio) > ANOTHER_VOICE
+            installed = {v.name: v.installed for v in (await describe(port)).tts[0].voices}
+            assert installed == {"a": True, "fragile": True}
+
+    asyncio.run(scenario())
 
 
 def test_default_voice_that_cannot_load_fails_the_start(
@@ -200,16 +208,22 @@ def test_health_command_against_the_real_server(endless_server: ServerProcess) -
 
 
 def test_quantize_cleanup_and_language_code_flags_end_to_end(
-    tiny_model: TinyModel, voices: dict[str, Path], tmp_path: Path
+    tiny_model: TinyModel, voices: dict[str, Path]
 ) -> None:
-    """The server's audio is the int8 model's, text reaches it as sent, voices say `de`."""
+    """The server's audio is the int8 model's, text reaches it as sent, voices say `de`.
+
+    Over 20 s alone on a busy host: besides its server it loads the model twice here (int8 and
+    float) and generates with each, the oracle for the server's audio."""
     flags = ["--quantize", "--no-text-cleanup", "--language-code", "de", "--loudness", "off"]
-    with ServerProcess(model_args(tiny_model, voices, *flags), tmp_path / "log") as server:
-        server.wait_for_log("Ready")
-        info = asyncio.run(describe(server.port))
-        plain = asyncio.run(synthesize(server.port, "The lights are on.", voice="a"))
-        marked = asyncio.run(synthesize(server.port, "**The lights** are on.", voice="a"))
-        assert server.stop() == 0
+
+    async def scenario() -> tuple[Info, Reply, Reply]:
+        async with running_server(model_args(tiny_model, voices, *flags)) as server:
+            port = server.port or 0
+            info = await describe(port)
+            plain = await synthesize(port, "The lights are on.", voice="a")
+            return info, plain, await synthesize(port, "**The lights** are on.", voice="a")
+
+    info, plain, marked = asyncio.run(scenario())
     assert [voice.languages for voice in info.tts[0].voices] == [["de"], ["de"]]
     assert differing_samples(marked.audio, plain.audio) > ANOTHER_VOICE  # markdown was spoken
     expected = {}
@@ -225,21 +239,20 @@ def test_quantize_cleanup_and_language_code_flags_end_to_end(
 def test_unix_socket(tiny_model: TinyModel, voices: dict[str, Path], tmp_path: Path) -> None:
     path = tmp_path / "tts.sock"
     path.write_text("left by a crashed run")  # replaced, not an error
-    server = ServerProcess(model_args(tiny_model, voices), tmp_path / "log", uri=f"unix://{path}")
-    with server:
-        server.wait_for_log("Ready")
 
-        async def scenario() -> tuple[Info, Reply]:
-            async with AsyncClient.from_uri(f"unix://{path}") as client:
-                await client.write_event(Describe().event())
-                info = Info.from_event((await read_until(client, "info")).events[-1])
-                await client.write_event(Synthesize(text="Hello.").event())
-                return info, await read_until(client, AUDIO_STOP)
+    async def scenario() -> tuple[Info, Reply]:
+        async with (
+            running_server(model_args(tiny_model, voices, "--uri", f"unix://{path}")),
+            AsyncClient.from_uri(f"unix://{path}") as client,
+        ):
+            await client.write_event(Describe().event())
+            info = Info.from_event((await read_until(client, "info")).events[-1])
+            await client.write_event(Synthesize(text="Hello.").event())
+            return info, await read_until(client, AUDIO_STOP)
 
-        info, reply = asyncio.run(scenario())
-        assert [voice.name for voice in info.tts[0].voices] == ["a", "b"]
-        assert reply.audio and not reply.errors
-        assert server.stop() == 0
+    info, reply = asyncio.run(scenario())
+    assert [voice.name for voice in info.tts[0].voices] == ["a", "b"]
+    assert reply.audio and not reply.errors
 
 
 def _stop_while_loading(

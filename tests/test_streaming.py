@@ -101,7 +101,11 @@ def test_protocol_errors_in_streams_get_errors(endless_server: ServerProcess) ->
 
 
 def test_stream_text_limit(endless_server: ServerProcess) -> None:
-    reply = asyncio.run(synthesize_streamed(endless_server.port, ["Hello there. "] * 40))
+    """The limit (400 here) counts the whole stream, spoken sentences too: no one piece, nor
+    the text not yet spoken, is over it. Two short sentences, so that little is spoken."""
+    pieces = ["Hello there. ", "Hello there. ", "Hello there, " * 30]
+    assert max(len(piece) for piece in pieces) < 400 < len("".join(pieces))
+    reply = asyncio.run(synthesize_streamed(endless_server.port, pieces))
     assert [e.code for e in reply.errors] == ["text-too-long"]
     assert reply.types[-2:] == [AUDIO_STOP, "synthesize-stopped"]
 
