@@ -331,8 +331,8 @@ async def running_server(args: Sequence[str], **server_settings: float) -> Async
         settings, server=dataclasses.replace(settings.server, **dict[str, Any](server_settings))
     )
     server = TtsServer(settings)
-    await server.start()
     try:
+        await server.start()  # inside: a start that fails must still stop the loading thread
         await asyncio.wait_for(server.wait_ready(), timeout=120)
         yield server
     finally:

@@ -659,3 +659,15 @@ def test_no_idle_while_a_listener_has_a_request_in_care(clock: Clock, loop) -> N
     sched.add_text(request, "Hello.")
     waiting.join(5)
     assert got and got[0] not in (IDLE, None)
+
+
+def test_an_idle_period_starts_with_no_arrival_of_its_own(clock: Clock, loop) -> None:
+    """A request that came and went before the idle period does not stop its work."""
+    sched = Scheduler(max_queue=2)
+    request = make(loop)
+    sched.admit(request)
+    sched.close(request)  # nothing pending: it ends now
+    assert request.finished and sched.arrived.is_set()
+    clock.now += 5.0
+    assert sched.next(warm, idle_after=5.0) == IDLE
+    assert not sched.arrived.is_set()
