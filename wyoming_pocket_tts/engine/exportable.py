@@ -11,8 +11,10 @@ value on the host:
 - the flow LM attends to everything before (no `context`): its cache is fixed-size, `LM_SLOTS`
   unless a longer prompt asks for more, and never wraps;
 - Mimi's decoder transformer attends to the last `context` steps: its cache is circular, with
-  room for `context` steps plus one call's (`CIRCULAR_ROOM`); a longer call is taken in pieces.
-Unused slots hold zeros (masked), never NaN, so a state needs no fill before use.
+  `context` slots (250 at `english` shapes).
+Each call attends over the cache and its own steps, then writes them (a call longer than the
+cache leaves its last steps). Unused slots hold zeros (masked), never NaN, so a state needs no
+fill before use.
 
 The audio matches pocket-tts's within float rounding (attention over the whole cache, masked,
 sums in another order): `tests/test_exportable.py` checks 300 frames, fp32 and int8. The state
@@ -26,7 +28,6 @@ from typing import TYPE_CHECKING
 
 import torch
 from pocket_tts.modules.attention import StreamingMultiheadAttention
-from torch.nn import functional as F
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
@@ -35,9 +36,6 @@ if TYPE_CHECKING:
 LM_SLOTS = 1000
 """Slots of the flow LM's fixed cache: a 30 s voice prompt (375 steps), a 50-token text piece
 and its longest generation (234 frames) take about 660."""
-CIRCULAR_ROOM = 64
-"""Steps one call may add to a circular cache beyond its `context` (four Mimi frames of 16
-steps); pocket-tts decodes every queued frame in one call, a longer call goes in pieces."""
 
 
 class CacheFull(ValueError):
@@ -50,7 +48,7 @@ class ExportableAttention(StreamingMultiheadAttention):
     pocket-tts's own code."""
 
     slots: int
-    """Cache slots: the fixed size (no context) or the circular size (context + room)."""
+    """Cache slots: the fixed size (no context) or the circular size (the context)."""
 
     def init_state(self, batch_size: int, sequence_length: int) -> dict[str, torch.Tensor]:
         weight = self.in_proj.weight
@@ -74,23 +72,15 @@ class ExportableAttention(StreamingMultiheadAttention):
         if model_state is None:
             return super().forward(query, model_state, attn_mask)
         state = self.get_state(model_state)
-        offset = state["offset"].view(-1)[0]
-        steps = query.shape[1]
-        room = steps if self.context is None else state["k"].shape[2] - self.context + 1
-        if steps <= room:
-            return self._attend(query, state, offset)
-        return torch.cat(
-            [
-                self._attend(query[:, start : start + room], state, offset + start)
-                for start in range(0, steps, room)
-            ],
-            dim=1,
-        )
+        return self._attend(query, state, state["offset"].view(-1)[0])
 
     def _attend(
         self, query: torch.Tensor, state: dict[str, torch.Tensor], offset: torch.Tensor
     ) -> torch.Tensor:
-        """Write this call's K and V at `offset` and attend over the cache (pocket-tts's sums)."""
+        """Attend over the cache and this call's K and V (pocket-tts's sums), then write them
+        at `offset`. When exported, they are left in `state` as `k_new`, `v_new` (graph
+        outputs) for the runner to write: a graph that scatters into its input copies the
+        whole cache per layer and frame (ONNX Runtime may not write into a graph input)."""
         cache_k, cache_v = state["k"], state["v"]
         slots = cache_k.shape[2]
         b, t, _ = query.shape
@@ -100,42 +90,55 @@ class ExportableAttention(StreamingMultiheadAttention):
         kv = projected[..., self.attn_dim :].view(b, t, 2, self.num_kv_heads, d)
         k, v = torch.unbind(kv, dim=2)
         q, k = self.rope(q, k, offset=offset)
-        steps = torch.arange(t, device=query.device, dtype=torch.long)
-        positions = offset + steps
-        if self.context is None and not _tracing():
-            _check_room(int(positions[-1]), slots)
-        where = torch.remainder(positions, slots)
-        # One scatter along the first dimension of the flattened cache: the layout a graph's
-        # scatter writes in place (along a later one, the export transposes the whole cache).
-        rows = torch.arange(b * self.num_kv_heads, device=query.device)[:, None] * slots
-        flat = (rows + where[None, :]).reshape(-1)
-        cache_k.view(-1, d).index_copy_(0, flat, k.transpose(1, 2).reshape(-1, d).to(cache_k.dtype))
-        cache_v.view(-1, d).index_copy_(0, flat, v.transpose(1, 2).reshape(-1, d).to(cache_v.dtype))
-        # The position each slot holds now: the latest one written there (negative: none yet).
-        last = positions[-1]
+        q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)  # (b, heads, t, d)
+        positions = offset + torch.arange(t, device=query.device, dtype=torch.long)
+        # The position each slot holds before this call: the latest written there (< 0: none).
+        last = offset - 1
         held = last - torch.remainder(last - torch.arange(slots, device=query.device), slots)
-        delta = positions[:, None] - held[None, :]
-        mask = (held[None, :] >= 0) & (delta >= 0)
-        if self.context is not None:
-            mask = mask & (delta < self.context)
-        k_attn, v_attn = cache_k, cache_v
-        if self.num_kv_heads != self.num_heads:
-            k_attn = k_attn.repeat_interleave(self.num_heads // self.num_kv_heads, dim=1)
-            v_attn = v_attn.repeat_interleave(self.num_heads // self.num_kv_heads, dim=1)
-        x = _attention(q.transpose(1, 2), k_attn, v_attn, mask[None, None])
+        x = self._softmax_sums(q, (cache_k, k), (cache_v, v), positions, held)
+        if _tracing():
+            state["k_new"], state["v_new"] = k, v
+        else:
+            if self.context is None:
+                _check_room(int(positions[-1]), slots)
+            kept = min(t, slots)  # a call longer than the cache leaves its last steps
+            where = torch.remainder(positions[t - kept :], slots)
+            cache_k.index_copy_(2, where, k[:, :, t - kept :].to(cache_k.dtype))
+            cache_v.index_copy_(2, where, v[:, :, t - kept :].to(cache_v.dtype))
         return self.out_proj(x.transpose(1, 2).reshape(b, t, self.num_heads * d))
 
-
-def _attention(
-    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor
-) -> torch.Tensor:
-    """torch's fused attention; when exported, its sums written out so that the graph reads the
-    cache where it lies (the exported fused op scales and transposes the whole cache per frame)."""
-    if not _tracing():
-        return F.scaled_dot_product_attention(q, k, v, mask, dropout_p=0.0)
-    scores = torch.matmul(q * q.shape[-1] ** -0.5, k.transpose(-1, -2))
-    scores = scores.masked_fill(~mask, float("-inf"))
-    return torch.matmul(torch.softmax(scores, dim=-1), v)
+    def _softmax_sums(
+        self,
+        q: torch.Tensor,
+        keys: tuple[torch.Tensor, torch.Tensor],
+        values: tuple[torch.Tensor, torch.Tensor],
+        positions: torch.Tensor,
+        held: torch.Tensor,
+    ) -> torch.Tensor:
+        """Scaled dot-product attention of `q` over two blocks of keys (the cache's slots, this
+        call's steps), each masked as pocket-tts masks: causal, within `context`, written."""
+        masks = []
+        for key_positions in (held, positions):
+            delta = positions[:, None] - key_positions[None, :]
+            mask = (key_positions[None, :] >= 0) & (delta >= 0)
+            if self.context is not None:
+                mask = mask & (delta < self.context)
+            masks.append(mask)
+        repeat = self.num_heads // self.num_kv_heads
+        if repeat > 1:
+            keys = (keys[0].repeat_interleave(repeat, 1), keys[1].repeat_interleave(repeat, 1))
+            values = (
+                values[0].repeat_interleave(repeat, 1),
+                values[1].repeat_interleave(repeat, 1),
+            )
+        scaled = q * q.shape[-1] ** -0.5
+        scores = torch.cat([torch.matmul(scaled, key.transpose(-1, -2)) for key in keys], -1)
+        scores = scores.masked_fill(~torch.cat(masks, -1), float("-inf"))
+        weights = torch.softmax(scores, dim=-1)
+        slots = keys[0].shape[2]
+        return torch.matmul(weights[..., :slots], values[0]) + torch.matmul(
+            weights[..., slots:], values[1]
+        )
 
 
 def _tracing() -> bool:
@@ -157,8 +160,7 @@ def use_exportable_attention(model: TTSModel, lm_slots: int = LM_SLOTS) -> int:
         for module in transformer.modules():
             if isinstance(module, StreamingMultiheadAttention):
                 module.__class__ = ExportableAttention
-                circular = module.context is not None
-                module.slots = module.context + CIRCULAR_ROOM if circular else lm_slots
+                module.slots = lm_slots if module.context is None else module.context
                 swapped += 1
     return swapped
 
