@@ -10,7 +10,8 @@ with the ratios; `--json` also writes the raw figures. `--table` measures fp32 a
 shape instead (`bench.models`); `--tuning` what `--quantize auto` decides, against every
 configuration end to end (`bench.tuning`); `--profile` one frame's time by part, beside this
 host's floor (`bench.profile_report`); `--tries` each speed-up tried for issue 28 (`bench.tries`);
-`--pieces` one piece per sentence against pocket-tts's groups (`bench.pieces`).
+`--pieces` one piece per sentence against pocket-tts's groups (`bench.pieces`); `--onnx` the
+frame as ONNX Runtime graphs against the server's torch path (`bench.onnx_spike`).
 """
 
 from __future__ import annotations
@@ -240,6 +241,11 @@ def main() -> None:
         help="one piece per sentence against pocket-tts's groups: cost and a newcomer's wait",
     )
     parser.add_argument(
+        "--onnx",
+        action="store_true",
+        help="issue 41's spike: the frame as ONNX Runtime graphs against the server's torch path",
+    )
+    parser.add_argument(
         "--tuning",
         action="store_true",
         help="what --quantize auto decides, against every configuration end to end",
@@ -260,6 +266,14 @@ def main() -> None:
             results = pieces.measure(size, args.runs or 3, Path(tmp))
         results["bench_seconds"] = time.monotonic() - started
         table = pieces.render(results)
+    elif args.onnx:
+        from . import onnx_spike
+
+        with tempfile.TemporaryDirectory(prefix="pocket-bench-") as tmp:
+            size = "tiny" if args.quick else args.model
+            results = onnx_spike.measure(size, args.runs or 3, Path(tmp))
+        results["bench_seconds"] = time.monotonic() - started
+        table = onnx_spike.render(results)
     elif args.tries:
         from . import tries
 
