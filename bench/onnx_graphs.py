@@ -183,11 +183,27 @@ def _export(module: torch.nn.Module, inputs: tuple[torch.Tensor, ...], path: Pat
 
 
 def quantized(path: Path) -> Path:
-    """ONNX Runtime's dynamic int8 of every MatMul of the graph at `path`, saved beside it."""
+    """ONNX Runtime's dynamic int8 of the layers the server's int8 quantises (the linear layers
+    of the LM's and Mimi's decoder transformers), saved beside `path`. Quantising every MatMul
+    with a constant weight (the flow head and input projections too) moved the LM's next latent
+    by 0.29 of its RMS, against 0.008 for this choice and for torch's int8 (`lsd` shapes)."""
+    import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
+    graph = onnx.load(str(path), load_external_data=False).graph
+    chosen = [
+        node.name
+        for node in graph.node
+        if node.op_type == "MatMul"
+        and any(
+            prop.key == "namespace" and "transformer." in prop.value and "Linear" in prop.value
+            for prop in node.metadata_props
+        )
+    ]
     target = path.with_name(path.stem + ".int8.onnx")
-    quantize_dynamic(path, target, op_types_to_quantize=["MatMul"], weight_type=QuantType.QInt8)
+    quantize_dynamic(
+        path, target, nodes_to_quantize=chosen, weight_type=QuantType.QInt8
+    )  # fmt: skip
     return target
 
 

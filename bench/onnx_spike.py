@@ -3,7 +3,8 @@ torch path, in one process, interleaved rounds (each round in the other order).
 
 The sides, all from one random-weight model (pocket-tts's layer shapes):
 - `torch fp32`, `torch int8`: what the server serves with (pocket-tts's own generation and its
-  two threads; the `equivalents`; int8 = pocket-tts's `quantize=True` plus `speedups`' Mimi);
+  two threads; the `equivalents`; int8 = pocket-tts's `quantize=True` on torch.ao, the backend
+  it takes without torchao, plus `speedups`' Mimi);
 - `torchao int8`: the same with torchao's `quantize_` (int8 dynamic activations and weights) on
   the same layers, if torchao imports (it is not installed with the server: pocket-tts would
   then take it for `quantize=True` itself);
@@ -41,7 +42,6 @@ from wyoming_pocket_tts.host import set_torch_threads
 
 from .frame_profile import generate, steady_frame_time
 from .onnx_graphs import INSTALL
-from .profile_report import server_int8_copy
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
@@ -55,6 +55,21 @@ CHECK_FRAMES = 30
 THREADS = (1, 2)
 GO_RATIO = 1.3
 """Issue 41's bar: ONNX Runtime's frame time at least this much better (fp32, or int8 x1)."""
+
+
+def torch_ao_int8_copy(model: TTSModel) -> TTSModel:
+    """The server's int8 (`profile_report.server_int8_copy`) on torch.ao, whatever imports:
+    pocket-tts's `quantize=True` takes torchao whenever torchao imports, as it does here for
+    torchao's own side."""
+    from pocket_tts.quantization import RECOMMENDED_CONFIG, _apply_torch_ao
+
+    from wyoming_pocket_tts.engine.speedups import quantize_mimi_decoder
+
+    quantized = copy.deepcopy(model)
+    _apply_torch_ao(quantized.flow_lm, RECOMMENDED_CONFIG)
+    quantize_mimi_decoder(quantized)
+    use_equivalents(quantized)
+    return quantized
 
 
 def torchao_copy(model: TTSModel) -> tuple[TTSModel | None, str]:
@@ -320,7 +335,7 @@ def measure(size: str, runs: int, root: Path) -> dict[str, Any]:
     quantized = time.monotonic() - started
     torch_models: dict[str, TTSModel] = {"torch fp32": copy.deepcopy(fp32)}
     use_equivalents(torch_models["torch fp32"])
-    torch_models["torch int8"] = server_int8_copy(fp32)
+    torch_models["torch int8"] = torch_ao_int8_copy(fp32)
     ao, ao_note = torchao_copy(fp32)
     if ao is not None:
         torch_models["torchao int8"] = ao
