@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from pocket_tts import TTSModel
     from pocket_tts.modules.stateful_module import ModelState
 
-INSTALL = ".venv/bin/pip install onnxruntime onnx onnxscript"
+INSTALL = ".venv/bin/pip install -e '.[onnx-spike]' (onnxruntime, onnx, onnxscript)"
 """How to get what the spike needs (not a dependency of the server)."""
 OPSET = 18
 _DECODERS: dict[str, Callable[..., torch.Tensor]] = {

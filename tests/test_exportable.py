@@ -10,10 +10,8 @@ noise, not the cache's. Runs without onnxruntime (the graphs live in `bench.onnx
 from __future__ import annotations
 
 import copy
-import threading
 from pathlib import Path
 
-import numpy as np
 import pytest
 import torch
 from pocket_tts import TTSModel
@@ -26,14 +24,15 @@ from wyoming_pocket_tts.engine.exportable import (
     use_exportable_attention,
 )
 from wyoming_pocket_tts.engine.speedups import quantize_mimi_decoder
+from wyoming_pocket_tts.engine.timing import LONG_TEXT
 
 from .model_factory import TinyModel, build_tiny_model, write_voice_wav
-from .test_speedups import relative_difference
+from .test_speedups import relative_difference, speak
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 FRAMES = 300
-TEXT = "The living room lights are on, and the front door is locked for the night."
+
 TOLERANCE = {False: 1e-5, True: 2e-4}
 """Largest RMS difference relative to the reference's RMS, fp32 and int8. Measured: 2e-7 in
 fp32; in int8 2.4e-5, where a 1e-7 difference in a layer's input now and then moves its dynamic
@@ -57,12 +56,12 @@ def reference_and_exportable(slim: TinyModel, int8: bool) -> tuple[TTSModel, TTS
 
 
 def lm_frames(model: TTSModel, latents: torch.Tensor | None = None) -> torch.Tensor:
-    """Prompt `TEXT`, then `FRAMES` flow-LM steps through pocket-tts's own calls; each step's
+    """Prompt `LONG_TEXT`, then `FRAMES` flow-LM steps through pocket-tts's own calls; each step's
     latent, and the one fed back is from `latents` if given."""
     state = init_states(model.flow_lm, 1, 1000)  # pocket-tts's cache, expanded as it does
     out = []
     with torch.no_grad():
-        tokens = model.flow_lm.conditioner.prepare(TEXT)
+        tokens = model.flow_lm.conditioner.prepare(LONG_TEXT)
         model._run_flow_lm_and_increment_step(state, text_tokens=tokens)
         latent = torch.full((1, 1, model.flow_lm.ldim), float("nan"))
         for frame in range(FRAMES):
@@ -167,18 +166,3 @@ def test_a_voice_state_of_pocket_tts_converts(slim: TinyModel, tmp_path: Path) -
     # Made by the exportable model itself, the same voice state gives the same audio.
     assert relative_difference(speak(exportable, exportable.get_state_for_audio_prompt(prompt)),
                                expected) < TOLERANCE[False]  # fmt: skip
-
-
-def speak(model: TTSModel, voice: dict, frames: int = 20) -> np.ndarray:
-    """`frames` frames through pocket-tts's own generation (its two threads), then stop."""
-    stop, pieces, samples = threading.Event(), [], 0
-    stream = model.generate_audio_stream(voice, TEXT, stop=stop)
-    for audio in stream:
-        pieces.append(audio.numpy().copy())
-        samples += audio.shape[-1]
-        if samples >= frames * 1920:
-            break
-    stop.set()
-    for _ in stream:
-        pass
-    return np.concatenate(pieces)[: frames * 1920]
