@@ -13,8 +13,9 @@ value on the host:
 - Mimi's decoder transformer attends to the last `context` steps: its cache is circular, with
   `context` slots (250 at `english` shapes).
 Each call attends over the cache and its own steps, then writes them (a call longer than the
-cache leaves its last steps). Unused slots hold zeros (masked), never NaN, so a state needs no
-fill before use.
+cache leaves its last steps); in an exported graph the write is the runner's, which gets the
+steps as outputs (`k_new`, `v_new`). Unused slots hold zeros (masked), never NaN, so a state
+needs no fill before use.
 
 The audio matches pocket-tts's within float rounding (attention over the whole cache, masked,
 sums in another order): `tests/test_exportable.py` checks 300 frames, fp32 and int8. The state
