@@ -11,7 +11,8 @@ shape instead (`bench.models`); `--tuning` what `--quantize auto` decides, again
 configuration end to end (`bench.tuning`); `--profile` one frame's time by part, beside this
 host's floor (`bench.profile_report`); `--tries` each speed-up tried for issue 28 (`bench.tries`);
 `--pieces` one piece per sentence against pocket-tts's groups (`bench.pieces`); `--mimi-state`
-first audio with pocket-tts's NaN-filled Mimi caches and without (`bench.mimi_state`).
+first audio with pocket-tts's NaN-filled Mimi caches and without (`bench.mimi_state`); `--onnx`
+the frame as ONNX Runtime graphs against the server's torch path (`bench.onnx_spike`).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ SETTLE = 0.2
 """Seconds between runs, for a stopped generation to wind down."""
 SINGLE_MODEL: dict[str, tuple[str, int | None]] = {
     "mimi_state": ("mimi_state", 5),
+    "onnx": ("onnx_spike", 3),
     "pieces": ("pieces", 3),
     "tries": ("tries", 3),
     "profile": ("profile_report", 3),
@@ -263,6 +265,11 @@ def main() -> None:
         "--mimi-state",
         action="store_true",
         help="first audio with pocket-tts's NaN-filled Mimi caches, a prepared copy, and unfilled",
+    )
+    parser.add_argument(
+        "--onnx",
+        action="store_true",
+        help="issue 41's spike: the frame as ONNX Runtime graphs against the server's torch path",
     )
     parser.add_argument(
         "--tuning",

@@ -33,10 +33,11 @@ on the tiny model, 5.5e-5 at `english` shapes (under one 16-bit step); pocket-tt
 moves the audio by 8.5e-4 (tiny) and 6.1e-3 (`english`)."""
 
 
-def speak(model: TTSModel) -> np.ndarray:
-    """`FRAMES` frames of `LONG_TEXT` with an empty voice, then stop."""
+def speak(model: TTSModel, voice: dict | None = None) -> np.ndarray:
+    """`FRAMES` frames of `LONG_TEXT` with `voice` (an empty one if None), then stop."""
     stop, pieces, samples = threading.Event(), [], 0
-    stream = model.generate_audio_stream(empty_voice(model), LONG_TEXT, stop=stop)
+    voice = empty_voice(model) if voice is None else voice
+    stream = model.generate_audio_stream(voice, LONG_TEXT, stop=stop)
     for audio in stream:
         pieces.append(audio.numpy().copy())
         samples += audio.shape[-1]

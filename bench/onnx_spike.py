@@ -1,0 +1,466 @@
+"""`script/bench --onnx`: issue 41's spike, one frame as ONNX Runtime graphs against the server's
+torch path, in one process, interleaved rounds (each round in the other order).
+
+The sides, all from one random-weight model (pocket-tts's layer shapes):
+- `torch fp32`, `torch int8`: what the server serves with (pocket-tts's own generation and its
+  two threads; the `equivalents`; int8 = pocket-tts's `quantize=True` on torch.ao, the backend
+  it takes without torchao, plus `speedups`' Mimi);
+- `torchao int8`: the same with torchao's `quantize_` (int8 dynamic activations and weights) on
+  the same layers, if torchao imports (it is not installed with the server: pocket-tts would
+  then take it for `quantize=True` itself);
+- `onnx fp32`, `onnx int8`: the flow LM's step and Mimi's step as graphs (`onnx_graphs`), run
+  on two threads like pocket-tts's (the LM's, then Mimi's), the text prompt in torch.
+Each at 1 and 2 threads (torch's intra-op threads, or each ONNX session's). Per configuration:
+the LM step and the Mimi step timed alone (median), the whole frame (steady interval between
+chunks as the caller receives them, both stages running), the process's CPU per frame, first
+audio (a short sentence, to its first chunk), and the audio against torch fp32: the same
+latents decoded (max abs, relative RMS) and the LM's next latent from the same inputs.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import queue
+import statistics
+import threading
+import time
+from collections.abc import Callable
+from importlib.util import find_spec
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import torch
+from pocket_tts.modules.stateful_module import increment_steps, init_states
+
+from tests.model_factory import build_tiny_model
+from wyoming_pocket_tts.audio.pcm import to_pcm16
+from wyoming_pocket_tts.engine.equivalents import use_equivalents
+from wyoming_pocket_tts.engine.exportable import use_exportable_attention
+from wyoming_pocket_tts.engine.timing import LONG_TEXT, SHORT_TEXT
+from wyoming_pocket_tts.host import set_torch_threads
+
+from .frame_profile import generate, steady_frame_time
+from .onnx_graphs import INSTALL
+
+if TYPE_CHECKING:
+    from pocket_tts import TTSModel
+
+FRAMES = 40
+"""Frames per whole-frame generation (3.2 s of audio; the first 3 are left out of the rate)."""
+STEP_FRAMES = 15
+"""Frames per LM-alone and Mimi-alone timing."""
+CHECK_FRAMES = 30
+"""Frames of the audio and latent comparison."""
+THREADS = (1, 2)
+GO_RATIO = 1.3
+"""Issue 41's bar: ONNX Runtime's frame time at least this much better (fp32, or int8 x1)."""
+
+
+def torch_ao_int8_copy(model: TTSModel) -> TTSModel:
+    """The server's int8 (`profile_report.server_int8_copy`) on torch.ao, whatever imports:
+    pocket-tts's `quantize=True` takes torchao whenever torchao imports, as it does here for
+    torchao's own side."""
+    from pocket_tts.quantization import RECOMMENDED_CONFIG, _apply_torch_ao
+
+    from wyoming_pocket_tts.engine.speedups import quantize_mimi_decoder
+
+    quantized = copy.deepcopy(model)
+    _apply_torch_ao(quantized.flow_lm, RECOMMENDED_CONFIG)
+    quantize_mimi_decoder(quantized)
+    use_equivalents(quantized)
+    return quantized
+
+
+def torchao_copy(model: TTSModel) -> tuple[TTSModel | None, str]:
+    """The server's int8 layers quantised by torchao instead of torch.ao; None and why not."""
+    try:
+        from torchao.quantization import Int8DynamicActivationInt8WeightConfig, quantize_
+    except ImportError as error:
+        return None, f"torchao does not import ({error})"
+    quantized = copy.deepcopy(model)
+    config = Int8DynamicActivationInt8WeightConfig()
+    for layer in quantized.flow_lm.transformer.layers:
+        quantize_(layer.self_attn, config)
+        quantize_(layer.linear1, config)  # quantize_ swaps the weights of the module itself
+        quantize_(layer.linear2, config)
+    quantize_(quantized.mimi.decoder_transformer, config)
+    use_equivalents(quantized)
+    import torchao
+
+    return quantized, f"torchao {torchao.__version__}"
+
+
+class OrtSide:
+    """The graphs of one precision at one thread count, with a request's state."""
+
+    def __init__(self, model: TTSModel, lm: Path, mimi: Path, graphs: Any, threads: int) -> None:
+        from .onnx_graphs import OrtLM, OrtMimi
+
+        self.model = model  # the exportable copy: its text prompt runs in torch
+        self.state = init_states(model.flow_lm, 1, 0)
+        self.lm = OrtLM(lm, graphs.lm_names, self.state, threads)
+        self.mimi = OrtMimi(mimi, graphs, model, threads)
+        self.tokens = {
+            text: model.flow_lm.conditioner.prepare(text) for text in (SHORT_TEXT, LONG_TEXT)
+        }
+        self.noise = torch.empty(1, model.flow_lm.ldim)
+
+    def reset(self, text: str) -> None:
+        """A new request: empty states (no fill: unused slots are masked), the text prompt."""
+        for module in self.state.values():
+            module["offset"].zero_()
+        self.mimi.reset()
+        with torch.no_grad():
+            self.model._run_flow_lm_and_increment_step(self.state, text_tokens=self.tokens[text])
+
+    def sample_noise(self) -> torch.Tensor:
+        """pocket-tts's noise for the flow head (`FlowLMModel.forward`)."""
+        model = self.model
+        std = model.temp**0.5
+        if model.noise_clamp is None:
+            return torch.nn.init.normal_(self.noise, mean=0.0, std=std)
+        clamp = model.noise_clamp
+        return torch.nn.init.trunc_normal_(self.noise, mean=0.0, std=std, a=-clamp, b=clamp)
+
+    def serve(self, text: str, frames: int) -> list[tuple[float, int]]:
+        """Generate as pocket-tts does (the LM on one thread, Mimi on another, the chunks here,
+        to 16-bit PCM); each chunk's arrival and samples."""
+        self.reset(text)
+        latents: queue.Queue[torch.Tensor | None] = queue.Queue()
+        chunks: queue.Queue[torch.Tensor | None] = queue.Queue()
+
+        def lm() -> None:
+            latent = torch.full((1, 1, self.model.flow_lm.ldim), float("nan"))
+            for _ in range(frames):
+                latent, _ = self.lm.step(latent, self.sample_noise())
+                latents.put(latent)
+            latents.put(None)
+
+        def mimi() -> None:
+            while (latent := latents.get()) is not None:
+                chunks.put(self.mimi.step(latent))
+            chunks.put(None)
+
+        threads = [threading.Thread(target=lm), threading.Thread(target=mimi)]
+        for thread in threads:
+            thread.start()
+        arrivals = []
+        while (chunk := chunks.get()) is not None:
+            to_pcm16(chunk, None)
+            arrivals.append((time.perf_counter(), chunk.shape[-1]))
+        for thread in threads:
+            thread.join()
+        return arrivals
+
+    def lm_step(self) -> Callable[[], None]:
+        self.reset(LONG_TEXT)
+        latent = torch.full((1, 1, self.model.flow_lm.ldim), float("nan"))
+
+        def step() -> None:
+            self.lm.step(latent, self.sample_noise())
+
+        return step
+
+    def mimi_step(self, latent: torch.Tensor) -> Callable[[], None]:
+        self.mimi.reset()
+
+        def step() -> None:
+            self.mimi.step(latent)
+
+        return step
+
+
+class TorchSide:
+    """A torch model served through pocket-tts's own generation."""
+
+    def __init__(self, model: TTSModel) -> None:
+        self.model = model
+
+    def serve(self, text: str, frames: int) -> list[tuple[float, int]]:
+        return generate(self.model, frames) if text == LONG_TEXT else _first(self.model)
+
+    def lm_step(self) -> Callable[[], None]:
+        model = self.model
+        state = init_states(model.flow_lm, 1, 1000)
+        with torch.no_grad():
+            tokens = model.flow_lm.conditioner.prepare(LONG_TEXT)
+            model._run_flow_lm_and_increment_step(state, text_tokens=tokens)
+        latent = torch.full((1, 1, model.flow_lm.ldim), float("nan"))
+
+        def step() -> None:
+            with torch.no_grad():
+                model._run_flow_lm_and_increment_step(state, backbone_input_latents=latent)
+
+        return step
+
+    def mimi_step(self, latent: torch.Tensor) -> Callable[[], None]:
+        model = self.model
+        state = init_states(model.mimi, 1, (STEP_FRAMES + 2) * 16)
+        scaled = latent * model.flow_lm.emb_std + model.flow_lm.emb_mean
+
+        def step() -> None:
+            with torch.no_grad():
+                model.mimi.decode_from_latent(scaled, state)
+                increment_steps(model.mimi, state, 16)
+
+        return step
+
+
+def _first(model: TTSModel) -> list[tuple[float, int]]:
+    """pocket-tts's generation of `SHORT_TEXT` to its first chunk (then stopped)."""
+    from wyoming_pocket_tts.engine.timing import empty_voice
+
+    stop = threading.Event()
+    stream = model.generate_audio_stream(empty_voice(model), SHORT_TEXT, stop=stop)
+    try:
+        audio = next(stream)
+        to_pcm16(audio, None)
+        return [(time.perf_counter(), audio.shape[-1])]
+    finally:
+        stop.set()
+        for _ in stream:
+            pass
+
+
+def _median_call(step: Callable[[], None], count: int) -> float:
+    step()  # the first call after a reset pays for the empty cache
+    times = []
+    for _ in range(count):
+        started = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def time_side(side: TorchSide | OrtSide, latent: torch.Tensor) -> dict[str, float]:
+    """One round of one configuration: every figure in seconds."""
+    started = time.perf_counter()
+    first = side.serve(SHORT_TEXT, 1)
+    first_audio = first[0][0] - started
+    cpu = time.process_time()
+    arrivals = side.serve(LONG_TEXT, FRAMES)
+    cpu_per_frame = (time.process_time() - cpu) / FRAMES
+    return {
+        "first_audio": first_audio,
+        "frame": steady_frame_time(arrivals),
+        "cpu_per_frame": cpu_per_frame,
+        "lm_step": _median_call(side.lm_step(), STEP_FRAMES),
+        "mimi_step": _median_call(side.mimi_step(latent), STEP_FRAMES),
+    }
+
+
+def reference_latents(model: TTSModel) -> tuple[torch.Tensor, torch.Tensor]:
+    """torch fp32's `CHECK_FRAMES` LM inputs (BOS first) and outputs after `LONG_TEXT`."""
+    state = init_states(model.flow_lm, 1, 1000)
+    inputs, outputs = [torch.full((1, 1, model.flow_lm.ldim), float("nan"))], []
+    with torch.no_grad():
+        tokens = model.flow_lm.conditioner.prepare(LONG_TEXT)
+        model._run_flow_lm_and_increment_step(state, text_tokens=tokens)
+        for _ in range(CHECK_FRAMES):
+            latent, _ = model._run_flow_lm_and_increment_step(
+                state, backbone_input_latents=inputs[-1]
+            )
+            outputs.append(latent)
+            inputs.append(latent)
+    return torch.cat(inputs[:-1], 1), torch.cat(outputs, 1)
+
+
+def torch_outputs(model: TTSModel, inputs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """A torch model's LM outputs for the given inputs, and Mimi's audio of the reference's."""
+    state = init_states(model.flow_lm, 1, 1000)
+    mimi = init_states(model.mimi, 1, (CHECK_FRAMES + 1) * 16)
+    scale, shift = model.flow_lm.emb_std, model.flow_lm.emb_mean
+    latents, audio = [], []
+    with torch.no_grad():
+        tokens = model.flow_lm.conditioner.prepare(LONG_TEXT)
+        model._run_flow_lm_and_increment_step(state, text_tokens=tokens)
+        for frame in range(CHECK_FRAMES):
+            latent, _ = model._run_flow_lm_and_increment_step(
+                state, backbone_input_latents=inputs[:, frame : frame + 1]
+            )
+            latents.append(latent)
+            if frame:  # the reference's output of the frame before
+                audio.append(
+                    model.mimi.decode_from_latent(
+                        inputs[:, frame : frame + 1] * scale + shift, mimi
+                    ).flatten()
+                )
+                increment_steps(model.mimi, mimi, 16)
+    return torch.cat(latents, 1), torch.cat(audio)
+
+
+def ort_outputs(side: OrtSide, inputs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The same as `torch_outputs`, through the graphs (noise zero: the models sample at
+    temperature 0)."""
+    side.reset(LONG_TEXT)
+    noise = torch.zeros(1, side.model.flow_lm.ldim)
+    latents = [side.lm.step(inputs[:, f : f + 1], noise)[0] for f in range(CHECK_FRAMES)]
+    audio = [side.mimi.step(inputs[:, f : f + 1]) for f in range(1, CHECK_FRAMES)]
+    return torch.cat(latents, 1), torch.cat(audio)
+
+
+def differences(
+    got: tuple[torch.Tensor, torch.Tensor], expected: tuple[torch.Tensor, torch.Tensor]
+) -> dict[str, float]:
+    def relative(a: torch.Tensor, b: torch.Tensor) -> float:
+        return float((a - b).pow(2).mean().sqrt() / b.pow(2).mean().sqrt())
+
+    return {
+        "latent_rel_rms": relative(got[0], expected[0]),
+        "audio_rel_rms": relative(got[1], expected[1]),
+        "audio_max_abs": float((got[1] - expected[1]).abs().max()),
+        "audio_peak": float(expected[1].abs().max()),
+    }
+
+
+def measure(size: str, runs: int, root: Path) -> dict[str, Any]:
+    """Every side at every thread count, `runs` interleaved rounds, and the audio checks."""
+    missing = [name for name in ("onnxruntime", "onnx", "onnxscript") if not find_spec(name)]
+    if missing:
+        raise SystemExit(f"--onnx needs {', '.join(missing)}: {INSTALL}")
+    from pocket_tts import TTSModel
+
+    from . import onnx_graphs
+
+    files = build_tiny_model(root / "model", size=size, eos=False, link=True)
+    fp32 = TTSModel.load_model(config=str(files.config_path))
+    exportable = copy.deepcopy(fp32)
+    use_exportable_attention(exportable)
+    started = time.monotonic()
+    graphs = onnx_graphs.export(exportable, root / "onnx")
+    exported = time.monotonic() - started
+    started = time.monotonic()
+    int8_graphs = (onnx_graphs.quantized(graphs.lm), onnx_graphs.quantized(graphs.mimi))
+    quantized = time.monotonic() - started
+    torch_models: dict[str, TTSModel] = {"torch fp32": copy.deepcopy(fp32)}
+    use_equivalents(torch_models["torch fp32"])
+    torch_models["torch int8"] = torch_ao_int8_copy(fp32)
+    ao, ao_note = torchao_copy(fp32)
+    if ao is not None:
+        torch_models["torchao int8"] = ao
+    sides: dict[tuple[str, int], TorchSide | OrtSide] = {}
+    for threads in THREADS:
+        for name, model in torch_models.items():
+            sides[name, threads] = TorchSide(model)
+        sides["onnx fp32", threads] = OrtSide(exportable, graphs.lm, graphs.mimi, graphs, threads)
+        sides["onnx int8", threads] = OrtSide(exportable, *int8_graphs, graphs, threads)
+    inputs, outputs = reference_latents(fp32)
+    expected = torch_outputs(fp32, inputs)
+    audio: dict[str, dict[str, float]] = {}
+    set_torch_threads(1)
+    for (name, threads), side in sides.items():
+        if threads == 1:
+            got = (
+                ort_outputs(side, inputs)
+                if isinstance(side, OrtSide)
+                else torch_outputs(side.model, inputs)
+            )
+            audio[name] = differences(got, expected)
+    latent = outputs[:, :1]
+    for (_, threads), side in sides.items():  # first-call costs, kept out
+        set_torch_threads(threads)
+        side.serve(SHORT_TEXT, 1)
+    rounds: dict[str, list[dict[str, float]]] = {label(*key): [] for key in sides}
+    loads = [os.getloadavg()[0]]
+    keys = list(sides)
+    for number in range(runs):
+        for key in keys if number % 2 == 0 else reversed(keys):
+            set_torch_threads(key[1])
+            rounds[label(*key)].append(time_side(sides[key], latent))
+        loads.append(os.getloadavg()[0])
+    set_torch_threads(1)
+    return {
+        "size": size,
+        "runs": runs,
+        "frames": FRAMES,
+        "rounds": rounds,
+        "audio": audio,
+        "torchao": ao_note,
+        "export_seconds": exported,
+        "quantize_seconds": quantized,
+        "graph_mib": {
+            path.name: path.stat().st_size / 2**20
+            for path in (graphs.lm, graphs.mimi, *int8_graphs)
+        },
+        "load_average": loads,
+        "versions": versions(),
+    }
+
+
+def label(name: str, threads: int) -> str:
+    return f"{name} x{threads}"
+
+
+def versions() -> dict[str, str]:
+    from importlib.metadata import version
+
+    return {name: version(name) for name in ("torch", "pocket-tts", "onnxruntime", "onnx")}
+
+
+def _ratios(rounds: dict[str, list[dict[str, float]]], base: str, other: str) -> list[float]:
+    """Per round, the base's frame time over the other's (above 1: the other is faster)."""
+    return [b["frame"] / o["frame"] for b, o in zip(rounds[base], rounds[other], strict=True)]
+
+
+def decide(results: dict[str, Any]) -> tuple[bool, list[str]]:
+    """Issue 41's rule: go if ONNX Runtime's frame time is at least `GO_RATIO` better than the
+    server's torch path for fp32 (at either thread count) or for int8 at 1 thread; the medians
+    of the per-round ratios, and what each comparison gave."""
+    rounds = results["rounds"]
+    pairs = [(f"torch fp32 x{n}", f"onnx fp32 x{n}") for n in THREADS]
+    pairs.append(("torch int8 x1", "onnx int8 x1"))
+    lines, go = [], False
+    for base, other in pairs:
+        ratios = _ratios(rounds, base, other)
+        median = statistics.median(ratios)
+        go = go or median >= GO_RATIO
+        lines.append(
+            f"{other} against {base}: frame time {median:.2f}x "
+            f"(rounds {min(ratios):.2f}-{max(ratios):.2f}x)"
+        )
+    return go, lines
+
+
+def render(results: dict[str, Any]) -> str:
+    rounds, audio = results["rounds"], results["audio"]
+    ms = 1000.0
+    lines = [
+        f"One process, `{results['size']}` shapes (random weights), {results['runs']} "
+        f"interleaved rounds, medians (frame time: min-max over the rounds); {results['frames']}"
+        " frames per generation. Audio: the same latents decoded, against torch fp32 x1; latent: "
+        "the LM's next latent from the same inputs.",
+        "",
+        "| side | LM step | Mimi step | frame | CPU per frame | first audio "
+        "| audio rel. RMS | audio max abs | latent rel. RMS |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, figures in rounds.items():
+
+        def median(key: str, figures: list[dict[str, float]] = figures) -> float:
+            return statistics.median(f[key] for f in figures) * ms
+
+        frames = [f["frame"] * ms for f in figures]
+        check = audio.get(name.rsplit(" x", 1)[0], {})
+        lines.append(
+            f"| {name} | {median('lm_step'):.1f} ms | {median('mimi_step'):.1f} ms "
+            f"| {median('frame'):.1f} ms ({min(frames):.1f}-{max(frames):.1f}) "
+            f"| {median('cpu_per_frame'):.1f} ms | {median('first_audio'):.0f} ms "
+            f"| {check.get('audio_rel_rms', float('nan')):.1e} "
+            f"| {check.get('audio_max_abs', float('nan')):.1e} "
+            f"| {check.get('latent_rel_rms', float('nan')):.1e} |"
+        )
+    go, why = decide(results)
+    sizes = ", ".join(f"{name} {mib:.0f} MiB" for name, mib in results["graph_mib"].items())
+    lines += [
+        "",
+        *[f"- {line}" for line in why],
+        f"- Decision: {'GO' if go else 'NO-GO'} (bar: {GO_RATIO}x for fp32, or int8 x1).",
+        f"- Export {results['export_seconds']:.0f} s, int8 quantisation "
+        f"{results['quantize_seconds']:.0f} s; graphs: {sizes}.",
+        f"- torchao: {results['torchao']}.",
+        f"- Load average over the rounds: "
+        f"{', '.join(f'{load:.1f}' for load in results['load_average'])}.",
+        f"- Versions: {', '.join(f'{k} {v}' for k, v in results['versions'].items())}.",
+    ]
+    return "\n".join(lines) + "\n"
