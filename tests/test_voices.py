@@ -282,7 +282,7 @@ def test_every_kind_of_voice_source_speaks_with_its_own_voice(
     (`HF_HUB_OFFLINE=1`); the web is an http:// server on 127.0.0.1. pocket-tts fetches
     http:// and https:// alike with `requests` into ~/.cache/pocket_tts, so only TLS is not
     exercised. Over 20 s: a process of its own (huggingface_hub reads HF_HOME once, at import;
-    pocket-tts downloads into its HOME) that encodes eleven voices.
+    pocket-tts downloads into its HOME) that loads eleven voices.
     """
     base_url, web, asked = web_folder
     (web / "b.wav").write_bytes(voices["b"].read_bytes())
