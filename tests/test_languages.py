@@ -121,8 +121,8 @@ def _rss_mib(pid: int) -> float:
 def test_one_model_at_a_time_loads_and_unloads_and_gives_the_memory_back(
     endless_model: TinyModel, tiny_model: TinyModel, voices: dict[str, Path], tmp_path: Path
 ) -> None:
-    """Over 20 s: the server's memory is measured, so it runs in a process of its own (with its
-    torch import), and the six requests load a model each."""
+    """Slow (56-96 s on a busy host): the server's memory is measured, so it runs in a process
+    of its own (with its torch import), and the six requests load a model each."""
     args = [*two_language_args(endless_model, tiny_model, voices), "--max-models", "1"]
     rss: list[float] = []
     with ServerProcess(args, tmp_path / "server.log") as server:

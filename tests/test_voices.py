@@ -160,7 +160,7 @@ def test_other_audio_formats_load(tiny_model: TinyModel, tmp_path: Path, name: s
 def test_long_prompt_is_truncated(
     tiny_model: TinyModel, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Over 20 s on a busy host: the prompt must be longer than the 30 s kept, and all 30 s are
+    """Slow (11-31 s): the prompt must be longer than the 30 s kept, and all 30 s are
     encoded."""
     caplog.set_level(logging.DEBUG)
     voice = write_voice_wav(tmp_path / "long.wav", 31.0, seed=7)
@@ -281,8 +281,8 @@ def test_every_kind_of_voice_source_speaks_with_its_own_voice(
     Faked: the hub is a Hugging Face cache laid out offline under the real repo and file names
     (`HF_HUB_OFFLINE=1`); the web is an http:// server on 127.0.0.1. pocket-tts fetches
     http:// and https:// alike with `requests` into ~/.cache/pocket_tts, so only TLS is not
-    exercised. Over 20 s: a process of its own (huggingface_hub reads HF_HOME once, at import;
-    pocket-tts downloads into its HOME) that loads eleven voices.
+    exercised. Slow (16-74 s): a process of its own (huggingface_hub reads HF_HOME once, at
+    import; pocket-tts downloads into its HOME) that loads eleven voices.
     """
     base_url, web, asked = web_folder
     (web / "b.wav").write_bytes(voices["b"].read_bytes())
