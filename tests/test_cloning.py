@@ -117,6 +117,7 @@ def same_voice(a: np.ndarray, b: np.ndarray) -> bool:
 def test_cloned_voices_are_refused_without_the_cloning_weights(
     household: Household, without_cloning: dict[str, str], tmp_path: Path
 ) -> None:
+    """Up to ~35 s on a busy host: a server process of its own (HF_HOME, read at import)."""
     with seeded_server(household, without_cloning, tmp_path) as server:
         replies = {v: asyncio.run(synthesize(server.port, TEXT, voice=v)) for v in VOICES}
         for _ in range(3):
@@ -151,6 +152,7 @@ def test_cloned_voices_are_refused_without_the_cloning_weights(
 def test_cloned_voices_encode_with_the_cloning_weights(
     household: Household, with_cloning: dict[str, str], tmp_path: Path
 ) -> None:
+    """Up to ~35 s on a busy host: a server process of its own, encoding two cloned voices."""
     with seeded_server(household, with_cloning, tmp_path) as server:
         replies = {v: asyncio.run(synthesize(server.port, TEXT, voice=v)) for v in VOICES}
         voices = asyncio.run(describe(server.port)).tts[0].voices

@@ -80,6 +80,8 @@ def zero_runs(audio: bytes, at_least: int) -> list[tuple[int, int]]:
 def test_a_voice_with_its_own_speed_speaks_that_much_faster_and_starts_as_early(
     endless_model: TinyModel, voices: dict[str, Path]
 ) -> None:
+    """Up to ~24 s on a busy host: three interleaved pairs of replies, so that the fastest
+    first chunk of each voice is compared, not one noisy sample."""
     quick = f"quick={voices['a']},speed=1.25"
     args = model_args(endless_model, {"a": voices["a"]}, "--voice", quick)
 
@@ -133,7 +135,8 @@ def test_trail_silence_ends_every_reply_on_every_door(
     endless_model: TinyModel, voices: dict[str, Path]
 ) -> None:
     """`--trail-silence`: the same text's audio is that much longer, all of it zeros after the
-    last chunk of speech, over Wyoming one-shot, Wyoming streamed and HTTP (raw PCM)."""
+    last chunk of speech, over Wyoming one-shot, Wyoming streamed and HTTP (raw PCM). Up to
+    ~29 s on a busy host: two servers (with and without the flag), three doors each."""
     trail = SAMPLE_RATE * 700 // 1000
 
     async def replies(*extra: str) -> list[bytes]:
