@@ -59,6 +59,9 @@ async def post(port: int, body: bytes, headers: dict[str, str]) -> tuple[int, di
 def test_every_format_with_create_and_streaming_matches_wyoming(
     endless_model: TinyModel, voices: dict[str, Path]
 ) -> None:
+    """Up to ~28 s on a busy host: eleven replies of several seconds each (five formats, made
+    and streamed, and the Wyoming reference)."""
+
     async def scenario(server: TtsServer, port: int) -> dict:
         reference = await synthesize(server.port or 0, TEXT, voice="b")
         answers = {}

@@ -15,6 +15,8 @@ from .support import ServerProcess, describe, synthesize
 
 
 def test_builtin_language_and_voice_from_the_hub_cache(tmp_path: Path) -> None:
+    """Slow (up to ~30 s on a busy host): a server process of its own (huggingface_hub reads
+    HF_HOME once, at import), which encodes a cloned voice."""
     hf_home = tmp_path / "hf"
     build_hf_cache(hf_home, language="english_2m_2026-10", voices=("alba", "marius"))
     clone = write_voice_wav(tmp_path / "clone.wav", 1.5, seed=11)
@@ -48,6 +50,8 @@ def test_builtin_language_and_voice_from_the_hub_cache(tmp_path: Path) -> None:
 
 
 def test_missing_hub_files_fail_the_start_with_the_reason(tmp_path: Path) -> None:
+    """Up to ~20 s on a busy host: a server process of its own (HF_HOME, read at import),
+    whose exit code is checked."""
     env = {"HF_HOME": str(tmp_path / "empty"), "HF_HUB_OFFLINE": "1"}
     args = ["--language", "english_2m_2026-10", "--voice", "alba"]
     with ServerProcess(args, tmp_path / "server.log", env=env) as server:

@@ -8,6 +8,7 @@ equally loud), so these tests check the level against the target itself, measure
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 import shutil
 from pathlib import Path
@@ -29,7 +30,7 @@ from wyoming_pocket_tts.audio.pcm import to_pcm16
 
 from .conftest import model_args
 from .model_factory import TinyModel, write_voice_wav
-from .support import ServerProcess, running_server, synthesize
+from .support import Reply, running_server, synthesize
 
 RATE = 24000
 TEXT = "Turn off the kitchen light."
@@ -42,9 +43,10 @@ def samples_of(pcm: bytes) -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def prompts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """Three prompts of one synthetic speaker, at 0, -20 and -40 dB."""
+    """Three prompts of one synthetic speaker, at 0, -20 and -40 dB (a second each: encoding
+    time grows with the prompt, and nothing here depends on its length)."""
     folder = tmp_path_factory.mktemp("prompts")
-    source = write_voice_wav(folder / "source.wav", 2.0, seed=31)
+    source = write_voice_wav(folder / "source.wav", 1.0, seed=31)
     audio, rate = soundfile.read(source, dtype="float32")
     voices = {}
     for name, db in (("loud", 0), ("middle", -20), ("quiet", -40)):
@@ -53,45 +55,55 @@ def prompts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return voices
 
 
-def _levels(port: int, names: list[str]) -> dict[str, float]:
-    replies = {name: asyncio.run(synthesize(port, TEXT, voice=name)) for name in names}
+def _replies(
+    args: list[str], names: list[str], caplog: pytest.LogCaptureFixture
+) -> dict[str, Reply]:
+    """Start a fresh server in this process (a restart when `args` name the same data folder:
+    nothing else is shared), have each voice say TEXT, stop it. Its log is `caplog.text`."""
+
+    async def scenario() -> dict[str, Reply]:
+        async with running_server(args) as server:
+            return {name: await synthesize(server.port or 0, TEXT, voice=name) for name in names}
+
+    caplog.clear()
+    replies = asyncio.run(scenario())
     for name, reply in replies.items():
         assert reply.audio and not reply.errors, name
+    return replies
+
+
+def _levels(replies: dict[str, Reply]) -> dict[str, float]:
     return {name: integrated_loudness(samples_of(r.audio), RATE) for name, r in replies.items()}
 
 
 def test_voices_reach_the_target_and_restarts_keep_their_gains(
-    tiny_model: TinyModel, prompts: dict[str, Path], tmp_path: Path
+    tiny_model: TinyModel,
+    prompts: dict[str, Path],
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
+    """Three starts on one data folder, in this process (no torch import per start)."""
+    caplog.set_level(logging.INFO)
     data = ["--data-dir", str(tmp_path / "data"), "--voice-cache-size", "4"]
 
-    def start(name: str, voices: dict[str, Path], loudness: str) -> ServerProcess:
-        args = model_args(tiny_model, voices, *data, "--loudness", loudness)
-        server = ServerProcess(args, tmp_path / f"{name}.log")
-        server.wait_for_log("Ready")
-        return server
+    def args(voices: dict[str, Path], loudness: str) -> list[str]:
+        return model_args(tiny_model, voices, *data, "--loudness", loudness)
 
-    with start("first", prompts, "-20") as server:
-        levels = _levels(server.port, list(prompts))
-        assert server.stop() == 0
-    assert server.log.count("Calibrated voice") == 3
+    levels = _levels(_replies(args(prompts, "-20"), list(prompts), caplog))
+    assert caplog.text.count("Calibrated voice") == 3
     assert all(abs(level + 20) <= 1 for level in levels.values()), levels
 
     # A .safetensors voice state (here: one the server saved) is measured once too.
     (saved, *_) = sorted((tmp_path / "data" / "voice-states").glob("*.safetensors"))
     state = shutil.copy(saved, tmp_path / "state.safetensors")
     voices = {**prompts, "state": Path(state)}
-    with start("second", voices, "-14") as server:
-        levels = _levels(server.port, list(voices))
-        assert server.stop() == 0
-    assert server.log.count("Calibrated voice") == 1 and "Calibrated voice state" in server.log
+    levels = _levels(_replies(args(voices, "-14"), list(voices), caplog))
+    assert caplog.text.count("Calibrated voice") == 1 and "Calibrated voice state" in caplog.text
     assert all(abs(level + 14) <= 1 for level in levels.values()), levels
 
-    with start("third", voices, "-5") as server:
-        replies = [asyncio.run(synthesize(server.port, TEXT, voice=name)) for name in voices]
-        assert server.stop() == 0
-    assert "Calibrated voice" not in server.log, "stored loudness must be reused"
-    for reply in replies:
+    replies = _replies(args(voices, "-5"), list(voices), caplog)
+    assert "Calibrated voice" not in caplog.text, "stored loudness must be reused"
+    for reply in replies.values():
         pcm = np.frombuffer(reply.audio, dtype="<i2")
         assert np.abs(pcm.astype(np.int32)).max() < 32767, "a sample reached full scale"
         assert integrated_loudness(samples_of(reply.audio), RATE) > -12  # the gain was applied
@@ -140,10 +152,17 @@ def test_voices_of_different_raw_loudness_each_get_their_own_gain(
     assert all(abs(level + 20) <= 1 for level in measured.values()), measured
 
 
-def test_the_first_half_second_is_as_loud_as_the_rest(endless_server: ServerProcess) -> None:
-    """The gain is known before the first chunk: nothing is learned while speaking."""
-    reply = asyncio.run(synthesize(endless_server.port, LONG_TEXT, voice="a"))
-    audio = samples_of(reply.audio)
+def test_the_first_half_second_is_as_loud_as_the_rest(
+    endless_model: TinyModel, voices: dict[str, Path]
+) -> None:
+    """The gain is known before the first chunk: nothing is learned while speaking (at the
+    default target, -20 LUFS)."""
+
+    async def scenario() -> Reply:
+        async with running_server(model_args(endless_model, voices)) as server:
+            return await synthesize(server.port or 0, LONG_TEXT, voice="a")
+
+    audio = samples_of(asyncio.run(scenario()).audio)
     first, rest = audio[: RATE // 2], audio[RATE // 2 :]
     assert rest.size >= 2 * RATE, "the endless model speaks seconds for this text"
     assert abs(integrated_loudness(rest, RATE) + 20) <= 1

@@ -307,6 +307,8 @@ HF_SCRIPT = textwrap.dedent(
 def test_hf_cache_serves_a_packaged_language_offline(
     cache_dir: Path, tmp_path: Path, voice_cloning: bool
 ) -> None:
+    """Up to ~22 s on a busy host: a Python process of its own (huggingface_hub reads HF_HOME
+    once, at import) with its torch import."""
     hf_home = tmp_path / "hf"
     mf.build_hf_cache(hf_home, voice_cloning=voice_cloning, cache_dir=cache_dir)
     wav = mf.write_voice_wav(tmp_path / "clone.wav", 1.0, seed=7)

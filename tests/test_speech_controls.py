@@ -28,6 +28,7 @@ from wyoming_pocket_tts.settings import SAMPLE_RATE
 from .conftest import model_args
 from .http_support import timed_speech
 from .model_factory import TinyModel
+from .server_thread import ServerThread
 from .support import AUDIO_STOP, Reply, pcm_samples, read_until, running_server
 
 SENTENCE = "The washing machine has finished its program."
@@ -45,6 +46,15 @@ def spoken(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
 
     monkeypatch.setattr(worker.Engine, "_speak", spy)
     yield texts
+
+
+@pytest.fixture(scope="module")
+def ssml_server(endless_model: TinyModel, voices: dict[str, Path]) -> Iterator[ServerThread]:
+    """One server for the SSML tests: they change nothing in it, and each reads only its own
+    request (and `spoken`, which records from the test's start)."""
+    running = ServerThread(model_args(endless_model, voices, "--max-text-chars", "400"))
+    yield running
+    running.close()
 
 
 async def one_shot(port: int, text: str, voice: str | None = None, ssml: bool = False) -> Reply:
@@ -70,6 +80,8 @@ def zero_runs(audio: bytes, at_least: int) -> list[tuple[int, int]]:
 def test_a_voice_with_its_own_speed_speaks_that_much_faster_and_starts_as_early(
     endless_model: TinyModel, voices: dict[str, Path]
 ) -> None:
+    """Up to ~24 s on a busy host: three interleaved pairs of replies, so that the fastest
+    first chunk of each voice is compared, not one noisy sample."""
     quick = f"quick={voices['a']},speed=1.25"
     args = model_args(endless_model, {"a": voices["a"]}, "--voice", quick)
 
@@ -95,9 +107,7 @@ def test_a_voice_with_its_own_speed_speaks_that_much_faster_and_starts_as_early(
     assert best_quick < best_normal * 1.5 + 0.05, (best_quick, best_normal)
 
 
-def test_lead_silence_and_sentence_pause(
-    endless_model: TinyModel, voices: dict[str, Path]
-) -> None:
+def test_lead_silence_and_sentence_pause(endless_model: TinyModel, voices: dict[str, Path]) -> None:
     args = model_args(endless_model, voices, "--lead-silence", "300", "--sentence-pause", "500")
     lead, pause = SAMPLE_RATE * 300 // 1000, SAMPLE_RATE * 500 // 1000
 
@@ -125,7 +135,8 @@ def test_trail_silence_ends_every_reply_on_every_door(
     endless_model: TinyModel, voices: dict[str, Path]
 ) -> None:
     """`--trail-silence`: the same text's audio is that much longer, all of it zeros after the
-    last chunk of speech, over Wyoming one-shot, Wyoming streamed and HTTP (raw PCM)."""
+    last chunk of speech, over Wyoming one-shot, Wyoming streamed and HTTP (raw PCM). Up to
+    ~29 s on a busy host: two servers (with and without the flag), three doors each."""
     trail = SAMPLE_RATE * 700 // 1000
 
     async def replies(*extra: str) -> list[bytes]:
@@ -152,18 +163,14 @@ def test_trail_silence_ends_every_reply_on_every_door(
 
 
 def test_ssml_breaks_subs_and_say_as_reach_the_model_as_silence_and_words(
-    endless_model: TinyModel, voices: dict[str, Path], spoken: list[str]
+    ssml_server: ServerThread, spoken: list[str]
 ) -> None:
     ssml = (
         '<speak>Call <say-as interpret-as="telephone">112</say-as> now.'
         '<break time="2s"/>The <sub alias="World Wide Web Consortium">W3C</sub> agrees.</speak>'
     )
 
-    async def scenario() -> Reply:
-        async with running_server(model_args(endless_model, voices)) as server:
-            return await one_shot(server.port or 0, ssml, ssml=True)
-
-    reply = asyncio.run(scenario())
+    reply = ssml_server.run(one_shot(ssml_server.port, ssml, ssml=True))
     assert not reply.errors
     assert len(spoken) == 2, spoken
     assert "one one two" in spoken[0].lower() and "112" not in spoken[0]
@@ -175,7 +182,7 @@ def test_ssml_breaks_subs_and_say_as_reach_the_model_as_silence_and_words(
 
 
 def test_streamed_ssml_split_inside_tags_is_spoken_sentence_by_sentence(
-    endless_model: TinyModel, voices: dict[str, Path], spoken: list[str]
+    ssml_server: ServerThread, spoken: list[str]
 ) -> None:
     pieces = [
         "<spe", 'ak>First sentence here.<bre', 'ak time="500ms"/>', "<s", "ub alias=",
@@ -183,17 +190,14 @@ def test_streamed_ssml_split_inside_tags_is_spoken_sentence_by_sentence(
     ]  # fmt: skip
 
     async def scenario() -> Reply:
-        async with (
-            running_server(model_args(endless_model, voices)) as server,
-            AsyncTcpClient("127.0.0.1", server.port or 0) as client,
-        ):
+        async with AsyncTcpClient("127.0.0.1", ssml_server.port) as client:
             await client.write_event(SynthesizeStart(text_format="ssml").event())
             for piece in pieces:
                 await client.write_event(SynthesizeChunk(text=piece).event())
             await client.write_event(SynthesizeStop().event())
             return await read_until(client, "synthesize-stopped")
 
-    reply = asyncio.run(scenario())
+    reply = ssml_server.run(scenario())
     assert not reply.errors
     assert [text.strip(" .") for text in spoken] == ["First sentence here", "Second one"], spoken
     assert len(zero_runs(reply.audio, SAMPLE_RATE // 2)) == 1
@@ -212,15 +216,11 @@ def test_streamed_ssml_split_inside_tags_is_spoken_sentence_by_sentence(
     ids=["billion-laughs", "external-entity", "deep", "malformed", "huge"],
 )
 def test_hostile_ssml_is_answered_and_the_server_keeps_serving(
-    endless_model: TinyModel, voices: dict[str, Path], spoken: list[str], hostile: str
+    ssml_server: ServerThread, spoken: list[str], hostile: str
 ) -> None:
-    async def scenario() -> tuple[Reply, Reply]:
-        args = model_args(endless_model, voices, "--max-text-chars", "400")
-        async with running_server(args) as server:
-            port = server.port or 0
-            return await one_shot(port, hostile, ssml=True), await one_shot(port, "Still here.")
-
-    reply, after = asyncio.run(scenario())
+    port = ssml_server.port
+    reply = ssml_server.run(one_shot(port, hostile, ssml=True))
+    after = ssml_server.run(one_shot(port, "Still here."))
     assert reply.types[-1] == AUDIO_STOP
     assert {error.code for error in reply.errors} <= {"text-too-long"}
     assert after.audio and not after.errors

@@ -36,13 +36,6 @@ from .support import (
 )
 
 
-def _start(model: TinyModel, voices: dict[str, Path], tmp: Path, *extra: str) -> ServerProcess:
-    tmp.mkdir(parents=True, exist_ok=True)
-    server = ServerProcess(model_args(model, voices, "--debug", *extra), tmp / "server.log")
-    server.wait_for_log("Ready")
-    return server
-
-
 def _saying(args: list[str], text: str = "Hello there.", voice: str | None = None) -> bytes:
     """Start a fresh server in this process (no torch import per start), have it say `text`,
     stop it; the audio. A start on the same data folder is a restart: nothing but the folder
@@ -116,34 +109,43 @@ def test_changed_audio_gets_a_new_saved_state(
 
 
 def test_voices_folder_is_rescanned(
-    tiny_model: TinyModel, voices: dict[str, Path], tmp_path: Path
+    tiny_model: TinyModel,
+    voices: dict[str, Path],
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
+    """In this process (no torch import for the start): the server's log is `caplog.text`."""
+    caplog.set_level(logging.DEBUG)
     folder = tmp_path / "voices"
     folder.mkdir()
     (folder / "broken.wav").write_bytes(b"RIFF, but not really")
     (folder / "notes.txt").write_text("not a voice")
-    args = ["--voices-dir", str(folder)]
-    with _start(tiny_model, {"a": voices["a"]}, tmp_path, *args) as server:
+    args = model_args(tiny_model, {"a": voices["a"]}, "--debug", "--voices-dir", str(folder))
 
-        def names() -> list[str]:
-            return [v.name for v in asyncio.run(describe(server.port)).tts[0].voices]
+    async def scenario() -> None:
+        async with running_server(args) as server:
+            port = server.port or 0
 
-        assert names() == ["a"]
-        write_voice_wav(folder / "grandpa.flac", 1.5, seed=5)
-        assert names() == ["a", "grandpa"]
-        reply = asyncio.run(synthesize(server.port, "Good night.", voice="grandpa"))
-        assert reply.audio and not reply.errors
-        assert "Encoded voice grandpa" in server.log
-        (folder / "grandpa.flac").unlink()
-        assert names() == ["a"]
-        assert server.log.count("Skipping voice file") == 1  # reported once, not per describe
-        assert "broken.wav" in server.log
-        # Fixed while running: the same file name becomes a voice, with the new audio's voice.
-        write_voice_wav(folder / "broken.wav", 1.5, seed=5)
-        assert names() == ["a", "broken"]
-        fixed = asyncio.run(synthesize(server.port, "Good night.", voice="broken"))
-        assert not fixed.errors and differing_samples(fixed.audio, reply.audio) == 0  # grandpa
-        assert server.stop() == 0
+            async def names() -> list[str]:
+                return [v.name for v in (await describe(port)).tts[0].voices]
+
+            assert await names() == ["a"]
+            write_voice_wav(folder / "grandpa.flac", 1.5, seed=5)
+            assert await names() == ["a", "grandpa"]
+            reply = await synthesize(port, "Good night.", voice="grandpa")
+            assert reply.audio and not reply.errors
+            assert "Encoded voice grandpa" in caplog.text
+            (folder / "grandpa.flac").unlink()
+            assert await names() == ["a"]
+            assert caplog.text.count("Skipping voice file") == 1  # reported once, not per describe
+            assert "broken.wav" in caplog.text
+            # Fixed while running: the same file name becomes a voice, with the new audio's voice.
+            write_voice_wav(folder / "broken.wav", 1.5, seed=5)
+            assert await names() == ["a", "broken"]
+            fixed = await synthesize(port, "Good night.", voice="broken")
+            assert not fixed.errors and differing_samples(fixed.audio, reply.audio) == 0  # grandpa
+
+    asyncio.run(scenario())
 
 
 @pytest.mark.parametrize(
@@ -158,6 +160,8 @@ def test_other_audio_formats_load(tiny_model: TinyModel, tmp_path: Path, name: s
 def test_long_prompt_is_truncated(
     tiny_model: TinyModel, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
+    """Slow (11-31 s): the prompt must be longer than the 30 s kept, and all 30 s are
+    encoded."""
     caplog.set_level(logging.DEBUG)
     voice = write_voice_wav(tmp_path / "long.wav", 31.0, seed=7)
     assert _saying(model_args(tiny_model, {"long": voice}, "--data-dir", str(tmp_path / "data")))
@@ -277,7 +281,8 @@ def test_every_kind_of_voice_source_speaks_with_its_own_voice(
     Faked: the hub is a Hugging Face cache laid out offline under the real repo and file names
     (`HF_HUB_OFFLINE=1`); the web is an http:// server on 127.0.0.1. pocket-tts fetches
     http:// and https:// alike with `requests` into ~/.cache/pocket_tts, so only TLS is not
-    exercised.
+    exercised. Slow (16-74 s): a process of its own (huggingface_hub reads HF_HOME once, at
+    import; pocket-tts downloads into its HOME) that loads eleven voices.
     """
     base_url, web, asked = web_folder
     (web / "b.wav").write_bytes(voices["b"].read_bytes())
@@ -343,8 +348,12 @@ def test_every_kind_of_voice_source_speaks_with_its_own_voice(
 
 
 def test_old_saved_states_and_leftover_temporary_files_are_cleaned_at_start(
-    tiny_model: TinyModel, voices: dict[str, Path], tmp_path: Path
+    tiny_model: TinyModel,
+    voices: dict[str, Path],
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
+    caplog.set_level(logging.INFO)
     states = tmp_path / "data" / "voice-states"
     states.mkdir(parents=True)
     day = 86400
@@ -356,12 +365,16 @@ def test_old_saved_states_and_leftover_temporary_files_are_cleaned_at_start(
         os.utime(path, (now - days * day, now - days * day))
     (states / "x1y2.tmp").write_bytes(b"half a state: the power went out")
     data = ["--data-dir", str(tmp_path / "data")]
-    with _start(tiny_model, {"a": voices["a"]}, tmp_path / "run", *data) as server:
-        assert server.stop() == 0
+
+    async def start_and_stop() -> None:
+        async with running_server(model_args(tiny_model, {"a": voices["a"]}, *data)):
+            pass
+
+    asyncio.run(start_and_stop())
     left = sorted(path.name for path in states.iterdir())
     assert "old.safetensors" not in left and "x1y2.tmp" not in left
     assert "recent.safetensors" in left
     assert len(left) == 2  # and voice a's new state
     assert f"Deleted voice state unused for {MAX_AGE_DAYS} days: {states}/old.safetensors" in (
-        server.log
+        caplog.text
     )
