@@ -150,7 +150,9 @@ def test_server_measures_once_then_starts_from_the_saved_decision(
     tiny_model: TinyModel, voices: dict[str, Path], tmp_path: Path
 ) -> None:
     """The real server, started twice on one data folder; the voice state saved by the first
-    start (keyed by the quantisation chosen) is found by the second."""
+    start (keyed by the quantisation chosen) is found by the second. About 30 s: two process
+    starts (each with its torch import), and the first compares every configuration, which is
+    what is under test."""
     args = model_args(tiny_model, {"a": voices["a"]}, "--debug", "--data-dir", str(tmp_path))
     args += ["--quantize", "auto"]  # test servers default to off (tests/support.py)
     with ServerProcess(args, tmp_path / "1.log") as first:
