@@ -30,7 +30,7 @@ from wyoming.tts import (
 )
 
 from wyoming_pocket_tts.engine import worker
-from wyoming_pocket_tts.engine.chunking import MAX_PIECE_TOKENS
+from wyoming_pocket_tts.engine.chunking import MAX_PIECE_TOKENS, chunks
 from wyoming_pocket_tts.engine.models import ModelPool
 from wyoming_pocket_tts.engine.request import BYTES_PER_SECOND, SpeechRequest
 from wyoming_pocket_tts.engine.scheduler import Scheduler
@@ -371,7 +371,11 @@ def test_an_unpunctuated_text_is_cut_into_bounded_pieces(
     async def scenario() -> tuple[float, float, float, list[int]]:
         async with running_server(model_args(endless_model, voices)) as server:
             port = server.port or 0
-            piece = await whole_time(port, SENTENCE)
+            loaded = server.engine.models.peek("en")
+            assert loaded is not None
+            # A bounded piece is up to MAX_PIECE_TOKENS long, some three sentences: the one
+            # piece the announcement may wait for is timed, not a sentence.
+            piece = await whole_time(port, chunks(loaded.model, words)[0])
             alone = await first_audio_after(port, ANNOUNCEMENT)
             async with AsyncTcpClient("127.0.0.1", port) as client:
                 await client.write_event(Synthesize(text=words).event())
@@ -379,8 +383,6 @@ def test_an_unpunctuated_text_is_cut_into_bounded_pieces(
                 during = await first_audio_after(port, ANNOUNCEMENT)
                 await client.disconnect()
                 del first
-            loaded = server.engine.models.peek("en")
-            assert loaded is not None
             tokenizer = loaded.model.flow_lm.conditioner.tokenizer
             sizes = [int(tokenizer(text)[0].numel()) for text in spoken]
             return piece, alone, during, sizes
