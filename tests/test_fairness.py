@@ -291,7 +291,8 @@ def test_two_languages_in_one_model_slot_switch_in_turns_not_sentence_by_sentenc
     endless_model: TinyModel, voices: dict[str, Path]
 ) -> None:
     """`--max-models 1`, two overlapping streams in two languages: each switch is a full load.
-    Serving pieces by age alone loaded once per sentence (7 loads for 8 sentences)."""
+    Serving pieces by age alone loaded once per sentence (7 loads for 8 sentences). About 25 s:
+    the loads are what is counted, and each is a whole model load."""
     sentences = 4
     args = [
         "--model-config", f"en={endless_model.config_path}",
