@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from bench.onnx_spike import GO_RATIO, decide
+from bench.onnx_report import GO_RATIO, decide
 
 
 def results(frames: dict[str, list[float]]) -> dict[str, Any]:
