@@ -48,6 +48,10 @@ class VoiceSpec:
     """Speaking rate of this voice (0.5-2.0); None: the server's `SpeechSettings.speed`."""
 
 
+RUNTIMES = ("torch", "onnx")
+"""What `--runtime` accepts: pocket-tts's torch modules, or each frame as ONNX graphs."""
+
+
 @dataclass(frozen=True)
 class ModelSettings:
     """Which Pocket-TTS model to load and how."""
@@ -62,6 +66,9 @@ class ModelSettings:
     best (`engine.tuning`)."""
     threads: int | None = None
     """Torch intra-op threads for generation; None: measured with `quantize` auto, else 1."""
+    runtime: str = "torch"
+    """What runs each frame: `torch` (pocket-tts's modules) or `onnx` (ONNX Runtime graphs
+    exported on this host, `engine.runtime`; torch if that fails)."""
     code: str = "en"
     """Language code its voices are advertised with, and requests routed by (unique)."""
 

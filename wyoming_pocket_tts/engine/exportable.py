@@ -182,3 +182,21 @@ def from_pocket_state(model: TTSModel, state: ModelState) -> ModelState:
         fresh["v"][:, :, :used] = old["cache"][1, :, :used].transpose(1, 2)
         converted[name] = fresh
     return converted
+
+
+def to_pocket_state(model: TTSModel, state: ModelState) -> ModelState:
+    """A flow-LM state of `ExportableAttention`'s layout in pocket-tts's (its written steps
+    only), as pocket-tts saves and reads it; the inverse of `from_pocket_state`."""
+    converted: ModelState = dict(state)
+    for name, module in model.flow_lm.named_modules():
+        if not isinstance(module, ExportableAttention) or "k" not in state.get(name, {}):
+            continue
+        old = state[name]
+        used = int(old["offset"].view(-1)[0])
+        keys, values = (old[key][:, :, :used].transpose(1, 2) for key in ("k", "v"))
+        converted[name] = {
+            "offset": old["offset"].clone(),
+            "pad": torch.zeros_like(old["offset"]),  # no left padding: one request per state
+            "cache": torch.stack([keys, values]),
+        }
+    return converted

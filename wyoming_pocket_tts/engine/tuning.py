@@ -113,6 +113,11 @@ def load_tuned_model(
     """Load the model (quantised or not, on how many threads, as the settings say or this host's
     speed decides), warmed up and timed. Runs on the engine thread; takes a few seconds more
     than a plain load when `auto` has to compare, a fraction of a second otherwise."""
+    if settings.runtime == "onnx":
+        onnx = _load_onnx(settings, data_dir, frames)
+        if onnx is not None:
+            return onnx
+        settings = replace(settings, runtime="torch")
     configs = candidates(settings)
     chosen: Config | None = configs[0] if len(configs) == 1 else None
     reason, confidence = _flags(settings), Tuning.confidence
@@ -229,22 +234,9 @@ def _flags(settings: ModelSettings) -> str:
 
 
 def _load(settings: ModelSettings, quantize: bool) -> TTSModel:
-    from pocket_tts import TTSModel  # takes seconds (torch)
-
     started = time.monotonic()
-    with quiet_quantization():
-        if settings.config is not None:
-            model = TTSModel.load_model(config=settings.config, quantize=quantize)
-        else:
-            model = TTSModel.load_model(language=settings.model, quantize=quantize)
-        if quantize:
-            quantize_mimi_decoder(model)
-    from .equivalents import use_equivalents  # imports torch
-    from .mimi_cache import skip_mimi_cache_fill
-
-    given = use_equivalents(model)
-    if skip_mimi_cache_fill(model):
-        given.append("Mimi's caches unfilled")
+    model = _plain(settings, quantize)
+    given = _equip(model)
     _LOGGER.info(
         "Loaded model %s in %.1f s (%s)",
         settings.label,
@@ -252,3 +244,70 @@ def _load(settings: ModelSettings, quantize: bool) -> TTSModel:
         ", ".join(given) or "no faster equivalents",
     )
     return model
+
+
+def _plain(settings: ModelSettings, quantize: bool) -> TTSModel:
+    """pocket-tts's model as it loads it (int8: Mimi's decoder too), nothing given yet."""
+    from pocket_tts import TTSModel  # takes seconds (torch)
+
+    with quiet_quantization():
+        if settings.config is not None:
+            model = TTSModel.load_model(config=settings.config, quantize=quantize)
+        else:
+            model = TTSModel.load_model(language=settings.model, quantize=quantize)
+        if quantize:
+            quantize_mimi_decoder(model)
+    return model
+
+
+def _equip(model: TTSModel) -> list[str]:
+    """Give a loaded model the faster equivalents (the same audio); what was given, in words."""
+    from .equivalents import use_equivalents  # imports torch
+    from .mimi_cache import skip_mimi_cache_fill
+
+    given = use_equivalents(model)
+    if skip_mimi_cache_fill(model):
+        given.append("Mimi's caches unfilled")
+    return given
+
+
+def _load_onnx(
+    settings: ModelSettings, data_dir: Path | None, frames: int
+) -> tuple[TTSModel, Tuning] | None:
+    """The model with its frames as ONNX graphs (`runtime`), warmed up and timed; None when
+    they cannot run here (a warning line said why). fp32 unless `--quantize on` (ONNX
+    Runtime's int8 moves the LM's latents more than torch's does: not chosen unasked); 1
+    thread unless `--threads` says otherwise (the spike's fastest on a 2-core host)."""
+    from .runtime import onnx_or_torch
+
+    int8 = settings.quantize is True
+    threads = settings.threads or 1
+    started = time.monotonic()
+    model = _plain(settings, False)  # the prompts run in torch fp32; the frames in the graphs
+    runs = onnx_or_torch(model, settings, data_dir, int8, threads)
+    if runs is None:
+        return None
+    given = _equip(model)
+    _LOGGER.info(
+        "Loaded model %s in %.1f s (%s, %s)",
+        settings.label,
+        time.monotonic() - started,
+        runs,
+        ", ".join(given),
+    )
+    set_torch_threads(threads)
+    try:
+        serve(model, SHORT_TEXT, 1)  # first-call costs, kept out of the figure
+        speed = time_serving(model, frames)
+    except Exception as error:  # a graph that loads but does not run: torch serves
+        _LOGGER.warning(
+            "ONNX Runtime cannot run the %s model, it runs on torch: %s: %s",
+            settings.code,
+            type(error).__name__,
+            error,
+        )
+        return None
+    release_freed_memory()
+    resolved = replace(settings, quantize=int8)
+    reason = f"--runtime onnx: {runs} x{threads}"
+    return model, Tuning(resolved, threads, speed, reason)
