@@ -303,3 +303,47 @@ def test_a_hang_up_stops_the_graphs_within_a_frame(
     hung_up = asyncio.run(scenario())
     after = [t for t in frames if t > hung_up]
     assert len(after) <= 3, len(after)
+
+
+def test_without_cached_graphs_torch_serves_until_the_background_export_is_done(
+    endless_model: TinyModel,
+    voices: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A first start: `Ready` on torch at once, the graphs exported on a thread of their own,
+    then, at the next idle moment, the same voice and text spoken by the graphs (fp32: the same
+    PCM), and the graphs cached for the next start."""
+    frames: list[float] = []
+    original = LMGraph.step
+
+    def counted(self: LMGraph, *args: object) -> object:
+        frames.append(time.monotonic())
+        return original(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(LMGraph, "step", counted)
+    data = tmp_path / "data"
+    args = [*model_args(endless_model, {"b": voices["b"]}), "--runtime", "onnx"]
+    args += ["--quantize", "off", "--data-dir", str(data)]
+
+    async def scenario() -> tuple[bytes, bytes, str]:
+        async with running_server(args) as server:
+            engine = server.engine
+            assert engine.tuning is not None and engine.tuning.export is not None
+            assert engine.tuning.settings.runtime == "torch"
+            before = (await synthesize(server.port or 0, "Lights on.", voice="b")).audio
+            assert frames == []  # torch spoke it
+            deadline = time.monotonic() + 400
+            while engine.tuning.settings.runtime != "onnx" and time.monotonic() < deadline:
+                await asyncio.sleep(0.5)
+            assert engine.tuning.export is None and engine.tuning.settings.runtime == "onnx"
+            timed = len(frames)  # the switch's own timing ran on the graphs
+            after = (await synthesize(server.port or 0, "Lights on.", voice="b")).audio
+            assert len(frames) > timed  # and so did this reply
+            return before, after, engine.tuning.reason
+
+    before, after, reason = asyncio.run(scenario())
+    assert reason == "--runtime onnx: onnx fp32 x1"
+    assert differing(after, before, 1) == 0.0
+    settings = ModelSettings(model=None, config=str(endless_model.config_path), code="en")
+    assert not runtime.needs_export(settings, data, False)

@@ -175,10 +175,10 @@ def export(model: TTSModel, folder: Path) -> Graphs:
     graphs = Graphs(folder, lm_step.names, mimi_step.conv_names, mimi_step.attention)
     with torch.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        _export(lm_step, (torch.randn(1, 1, ldim), torch.randn(1, ldim), offset, *lm_caches),
+        _export(lm_step, (torch.zeros(1, 1, ldim), torch.zeros(1, ldim), offset, *lm_caches),
                 graphs.lm(False), ["latent", "noise", "offset", *lm_names],
                 ["next_latent", "eos", *[f"{n}_new" for n in lm_names]])  # fmt: skip
-        _export(mimi_step, (torch.randn(1, 1, ldim), offset, *convs, *mimi_caches),
+        _export(mimi_step, (torch.zeros(1, 1, ldim), offset, *convs, *mimi_caches),
                 graphs.mimi(False), ["latent", "offset", *conv_names, *mimi_cache_names],
                 ["audio", *[f"{n}_out" for n in conv_names],
                  *[f"{n}_new" for n in mimi_cache_names]])  # fmt: skip

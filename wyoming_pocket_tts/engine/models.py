@@ -101,10 +101,16 @@ class ModelPool:
         """Loaded models whose speed decision is provisional and wants measuring again."""
         return [m for m in self._loaded.values() if m.tuning.pending and m.tuning.pending.wanted]
 
+    def exporting(self) -> list[LoadedModel]:
+        """Loaded models whose ONNX Runtime graphs are being exported (`graph_export`)."""
+        return [m for m in self._loaded.values() if m.tuning.export is not None]
+
     def retune(self, loaded: LoadedModel, model: TTSModel, tuning: Tuning) -> None:
-        """Serve `loaded` from now on as a re-measurement decided: its voice states start over
-        if the quantisation changed (they are keyed by it); torch threads are set at next use."""
-        if tuning.settings.quantize != loaded.tuning.settings.quantize:
+        """Serve `loaded` from now on as a re-measurement or a finished export decided: its
+        voice states start over if the quantisation or the runtime changed (they are keyed by
+        the one, laid out for the other); torch threads are set at next use."""
+        before = loaded.tuning.settings
+        if (tuning.settings.quantize, tuning.settings.runtime) != (before.quantize, before.runtime):
             loaded.voices = self._voice_states(model, tuning)
         loaded.model, loaded.tuning = model, tuning
         self._threads = 0

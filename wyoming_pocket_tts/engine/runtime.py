@@ -71,6 +71,33 @@ def graph_folder(data_dir: Path, settings: ModelSettings) -> Path:
     return data_dir / _FOLDER / digest.hexdigest()[:32]
 
 
+def needs_export(settings: ModelSettings, data_dir: Path | None, int8: bool) -> bool:
+    """True if no graphs (of the precision asked) are cached, nor a failure remembered: loading
+    them would export first (minutes at full size: `graph_export` does it in the background)."""
+    from .graphs import Graphs
+
+    if data_dir is None:
+        return True
+    folder = graph_folder(data_dir, settings)
+    if (folder / FAILED).is_file():
+        return False
+    try:
+        graphs = Graphs.read(folder)
+    except (OSError, ValueError, KeyError, TypeError):
+        return True
+    return int8 and not graphs.has_int8
+
+
+def warn_torch(code: str, error: BaseException) -> None:
+    """The one warning line of a model that cannot run on ONNX Runtime."""
+    _LOGGER.warning(
+        "ONNX Runtime cannot run the %s model, it runs on torch: %s: %s",
+        code,
+        type(error).__name__,
+        error,
+    )
+
+
 def onnx_or_torch(
     model: TTSModel, settings: ModelSettings, data_dir: Path | None, int8: bool, threads: int
 ) -> str | None:
@@ -90,12 +117,9 @@ def onnx_or_torch(
         with _graph_files(model, folder, int8) as graphs:
             use_graphs(model, graphs, int8, threads)
     except Exception as error:  # any failure: torch serves
-        reason = f"{type(error).__name__}: {error}"
-        _LOGGER.warning(
-            "ONNX Runtime cannot run the %s model, it runs on torch: %s", settings.code, reason
-        )
+        warn_torch(settings.code, error)
         if folder is not None and not isinstance(error, ImportError):
-            _remember_failure(folder, reason)
+            _remember_failure(folder, f"{type(error).__name__}: {error}")
         return None
     return f"onnx {'int8' if int8 else 'fp32'}"
 

@@ -36,7 +36,9 @@ from ..host import release_freed_memory, set_torch_threads, usable_cores
 from ..settings import ModelSettings
 from .comparison import Comparison, Remeasurement, compare, figures_text
 from .decisions import DecisionStore, host_key
+from .graph_export import BackgroundExport
 from .rule import Choice, Config
+from .runtime import needs_export, onnx_or_torch, warn_torch
 from .speedups import (
     int8_unavailable,
     is_mimi_decoder_int8,
@@ -47,6 +49,7 @@ from .timing import (
     FRAMES,
     LONG_TEXT,
     SHORT_TEXT,
+    Abandoned,
     Speed,
     random_state_kept,
     serve,
@@ -82,6 +85,9 @@ class Tuning:
     """How sure the choice is (`rule.Choice.confidence`), or that the flags made it."""
     pending: Remeasurement | None = field(default=None, compare=False)
     """A provisional decision's next comparison (run when idle, `comparison`), else None."""
+    export: BackgroundExport | None = field(default=None, compare=False)
+    """`--runtime onnx`'s graphs being exported while torch serves (`graph_export`), else
+    None."""
 
     @property
     def provisional(self) -> bool:
@@ -113,11 +119,26 @@ def load_tuned_model(
     """Load the model (quantised or not, on how many threads, as the settings say or this host's
     speed decides), warmed up and timed. Runs on the engine thread; takes a few seconds more
     than a plain load when `auto` has to compare, a fraction of a second otherwise."""
+    export: BackgroundExport | None = None
     if settings.runtime == "onnx":
-        onnx = _load_onnx(settings, data_dir, frames)
-        if onnx is not None:
-            return onnx
+        int8, threads = settings.quantize is True, settings.threads or 1
+        if needs_export(settings, data_dir, int8):
+            export = BackgroundExport(settings, data_dir, int8, threads)
+        else:
+            onnx = _load_onnx(settings, data_dir, frames)
+            if onnx is not None:
+                return onnx
         settings = replace(settings, runtime="torch")
+    model, tuning = _load_torch(settings, data_dir, frames, rounds)
+    if export is not None:  # after the torch model's timing, which it would disturb
+        export.start()
+        tuning = replace(tuning, export=export)
+    return model, tuning
+
+
+def _load_torch(
+    settings: ModelSettings, data_dir: Path | None, frames: int, rounds: int
+) -> tuple[TTSModel, Tuning]:
     configs = candidates(settings)
     chosen: Config | None = configs[0] if len(configs) == 1 else None
     reason, confidence = _flags(settings), Tuning.confidence
@@ -235,8 +256,8 @@ def _flags(settings: ModelSettings) -> str:
 
 def _load(settings: ModelSettings, quantize: bool) -> TTSModel:
     started = time.monotonic()
-    model = _plain(settings, quantize)
-    given = _equip(model)
+    model = plain_model(settings, quantize)
+    given = equip(model)
     _LOGGER.info(
         "Loaded model %s in %.1f s (%s)",
         settings.label,
@@ -246,7 +267,7 @@ def _load(settings: ModelSettings, quantize: bool) -> TTSModel:
     return model
 
 
-def _plain(settings: ModelSettings, quantize: bool) -> TTSModel:
+def plain_model(settings: ModelSettings, quantize: bool) -> TTSModel:
     """pocket-tts's model as it loads it (int8: Mimi's decoder too), nothing given yet."""
     from pocket_tts import TTSModel  # takes seconds (torch)
 
@@ -260,7 +281,7 @@ def _plain(settings: ModelSettings, quantize: bool) -> TTSModel:
     return model
 
 
-def _equip(model: TTSModel) -> list[str]:
+def equip(model: TTSModel) -> list[str]:
     """Give a loaded model the faster equivalents (the same audio); what was given, in words."""
     from .equivalents import use_equivalents  # imports torch
     from .mimi_cache import skip_mimi_cache_fill
@@ -278,16 +299,14 @@ def _load_onnx(
     they cannot run here (a warning line said why). fp32 unless `--quantize on` (ONNX
     Runtime's int8 moves the LM's latents more than torch's does: not chosen unasked); 1
     thread unless `--threads` says otherwise (the spike's fastest on a 2-core host)."""
-    from .runtime import onnx_or_torch
-
     int8 = settings.quantize is True
     threads = settings.threads or 1
     started = time.monotonic()
-    model = _plain(settings, False)  # the prompts run in torch fp32; the frames in the graphs
+    model = plain_model(settings, False)  # the prompts run in torch fp32; the frames in the graphs
     runs = onnx_or_torch(model, settings, data_dir, int8, threads)
     if runs is None:
         return None
-    given = _equip(model)
+    given = equip(model)
     _LOGGER.info(
         "Loaded model %s in %.1f s (%s, %s)",
         settings.label,
@@ -295,19 +314,30 @@ def _load_onnx(
         runs,
         ", ".join(given),
     )
+    return on_graphs(model, settings, runs, int8, threads, frames)
+
+
+def on_graphs(
+    model: TTSModel,
+    settings: ModelSettings,
+    runs: str,
+    int8: bool,
+    threads: int,
+    frames: int = FRAMES,
+    cancel: threading.Event | None = None,
+) -> tuple[TTSModel, Tuning] | None:
+    """A model running its graphs, warmed up and timed; None if it does not run (one warning
+    line). `Abandoned` once `cancel` is set."""
     set_torch_threads(threads)
     try:
-        serve(model, SHORT_TEXT, 1)  # first-call costs, kept out of the figure
-        speed = time_serving(model, frames)
+        serve(model, SHORT_TEXT, 1, cancel)  # first-call costs, kept out of the figure
+        speed = time_serving(model, frames, cancel)
+    except Abandoned:
+        raise
     except Exception as error:  # a graph that loads but does not run: torch serves
-        _LOGGER.warning(
-            "ONNX Runtime cannot run the %s model, it runs on torch: %s: %s",
-            settings.code,
-            type(error).__name__,
-            error,
-        )
+        warn_torch(settings.code, error)
         return None
     release_freed_memory()
-    resolved = replace(settings, quantize=int8)
+    resolved = replace(settings, quantize=int8, runtime="onnx")
     reason = f"--runtime onnx: {runs} x{threads}"
     return model, Tuning(resolved, threads, speed, reason)
