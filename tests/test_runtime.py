@@ -115,6 +115,23 @@ def test_graphs_speak_as_torch_does(
         assert difference < FP32_TOLERANCE / 10
 
 
+def test_the_graphs_sample_pocket_tts_noise(
+    endless_model: TinyModel, exported: Path, settings: ModelSettings
+) -> None:
+    """At a temperature above 0 (the test models' is 0), the same seed gives the same audio:
+    the LM graph's noise is drawn as pocket-tts draws it, from the same generator."""
+    reference = endless_model.load()
+    graphs = graph_model(endless_model, exported, settings, False)
+    audio = []
+    for model in (reference, graphs):
+        model.temp = 0.7
+        torch.manual_seed(41)
+        audio.append(speak(model, empty_voice(model)))
+    assert relative(audio[1], audio[0]) < FP32_TOLERANCE
+    torch.manual_seed(42)  # and the noise matters: another seed, other audio
+    assert relative(speak(graphs, empty_voice(graphs)), audio[0]) > 0.1
+
+
 def test_a_voice_state_in_pocket_tts_layout_speaks_as_on_torch(
     endless_model: TinyModel, exported: Path, settings: ModelSettings, voices: dict[str, Path]
 ) -> None:
