@@ -79,6 +79,20 @@ def exported(
     return data
 
 
+@pytest.fixture
+def frames(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """When each frame the LM graph ran began (`LMGraph.step`), in this process."""
+    began: list[float] = []
+    original = LMGraph.step
+
+    def counted(self: LMGraph, *args: object) -> object:
+        began.append(time.monotonic())
+        return original(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(LMGraph, "step", counted)
+    return began
+
+
 def graph_model(endless_model: TinyModel, exported: Path, settings: ModelSettings, int8: bool):
     model = endless_model.load()
     use_graphs(model, Graphs.read(runtime.graph_folder(exported, settings)), int8, 1)
@@ -285,18 +299,10 @@ def test_a_hang_up_stops_the_graphs_within_a_frame(
     voices: dict[str, Path],
     exported: Path,
     tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    frames: list[float],
 ) -> None:
     """The frames the LM graph runs after the client hangs up in a long piece: pocket-tts's
     `stop`, checked before every frame, ends them (two may already be under way)."""
-    frames: list[float] = []
-    original = LMGraph.step
-
-    def counted(self: LMGraph, *args: object) -> object:
-        frames.append(time.monotonic())
-        return original(self, *args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(LMGraph, "step", counted)
     text = " ".join(["a hang-up in the middle of this long sentence"] * 5)
     data = server_data(exported, tmp_path, "data")
     args = [*model_args(endless_model, voices), "--runtime", "onnx", "--data-dir", str(data)]
@@ -326,19 +332,11 @@ def test_without_cached_graphs_torch_serves_until_the_background_export_is_done(
     endless_model: TinyModel,
     voices: dict[str, Path],
     tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    frames: list[float],
 ) -> None:
     """A first start: `Ready` on torch at once, the graphs exported on a thread of their own,
     then, at the next idle moment, the same voice and text spoken by the graphs (fp32: the same
     PCM), and the graphs cached for the next start."""
-    frames: list[float] = []
-    original = LMGraph.step
-
-    def counted(self: LMGraph, *args: object) -> object:
-        frames.append(time.monotonic())
-        return original(self, *args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(LMGraph, "step", counted)
     data = tmp_path / "data"
     args = [*model_args(endless_model, {"b": voices["b"]}), "--runtime", "onnx"]
     args += ["--quantize", "off", "--data-dir", str(data)]
