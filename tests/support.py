@@ -38,6 +38,8 @@ from wyoming.tts import (
 from wyoming_pocket_tts.cli import parse_settings
 from wyoming_pocket_tts.server import TtsServer
 
+from .zygote import ForkedProcess, Zygote
+
 READ_TIMEOUT = 30.0
 """No single event may take longer than this to arrive in a test."""
 
@@ -55,6 +57,9 @@ def fixed_quantization(args: Sequence[str]) -> list[str]:
     """
     return list(args) if "--quantize" in args else [*args, "--quantize", "off"]
 
+
+FORK_ENV = "TESTS_FORK_SERVERS"
+"""Environment variable: "1" forks `ServerProcess`es from a zygote (see `tests/zygote.py`)."""
 
 SEED_ENV = "VOICE_STATE_SEED"
 """Environment variable naming this run's folder of voice states saved by its earlier servers
@@ -233,11 +238,14 @@ AUDIO_STOP = AudioStop().event().type
 class ServerProcess:
     """`python -m wyoming_pocket_tts` on 127.0.0.1, its log captured to a file.
 
-    The server binds port 0 itself and logs the port (no race for a "free" port). It runs in
-    `isolated_env` (a home folder next to the log) plus `env`. `entry` is the module whose
-    `main` runs (the add-on's, say); `prelude` is Python run before it in the same process, to
-    point a module constant at a local fake. `seed` seeds torch's random generator first, so
-    two servers started alike sample the same noise.
+    Where `FORK_ENV` is set (conftest sets it for the tests and whatever they start) the
+    process is forked from this process's `Zygote`, with torch and scipy already imported;
+    otherwise (`script/bench`, which times starts) it is a fresh `python`. The server binds
+    port 0 itself and logs the port (no race for a "free" port). It runs in `isolated_env` (a
+    home folder next to the log) plus `env`. `entry` is the module whose `main` runs (the
+    add-on's, say); `prelude` is Python run before it in the same process, to point a module
+    constant at a local fake. `seed` seeds torch's random generator first, so two servers
+    started alike sample the same noise.
     """
 
     def __init__(
@@ -257,18 +265,21 @@ class ServerProcess:
             prelude = f"import torch\ntorch.manual_seed({int(seed)})\n{prelude}"
         if prelude:
             run_main = f"from {entry} import main; sys.exit(main())"
-            command = [sys.executable, "-c", f"import sys\n{prelude}\n{run_main}"]
+            command = ["-c", f"import sys\n{prelude}\n{run_main}"]
         else:
-            command = [sys.executable, "-m", entry]
+            command = ["-m", entry]
         self._log = log_path.open("wb")
         server_env = isolated_env(log_path.parent / f"{log_path.stem}-home", **(env or {}))
         self._seed = VoiceStateSeed(args, server_env)
-        self.process = subprocess.Popen(
-            [*command, "--uri", uri, *fixed_quantization(args)],
-            stdout=self._log,
-            stderr=subprocess.STDOUT,
-            env=server_env,
-        )
+        argv = [*command, "--uri", uri, *fixed_quantization(args)]
+        if os.environ.get(FORK_ENV) == "1":
+            self.process: subprocess.Popen[bytes] | ForkedProcess = Zygote.spawn(
+                argv, server_env, self._log.fileno()
+            )
+        else:
+            self.process = subprocess.Popen(
+                [sys.executable, *argv], stdout=self._log, stderr=subprocess.STDOUT, env=server_env
+            )
 
     @property
     def port(self) -> int:

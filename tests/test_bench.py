@@ -41,10 +41,11 @@ def _series(section: dict) -> None:
 
 @pytest.mark.timeout(BENCH_TIMEOUT + 60)
 def test_bench_quick_reports_all_figures(tmp_path: Path) -> None:
-    """About two minutes: every section of the benchmark runs once (library and server
-    starts, voices, memory, start-up, both quantizations, loudness), which is what checks that
-    `script/bench` still reports every figure; on the slim model, a four-word text and one-second
-    prompts, its time is mostly its seven process starts (125 s measured in the suite)."""
+    """Every section of the benchmark runs once (library and server starts, voices, memory,
+    start-up, both quantizations, loudness), which is what checks that `script/bench` still
+    reports every figure; on the slim model, a four-word text and one-second prompts. Over 20 s:
+    its seven process starts. Its six servers fork from a zygote (`FORK_ENV` is inherited), so
+    its start-up figures here leave out the imports that a real `script/bench` counts."""
     out = tmp_path / "bench.json"
     result = subprocess.run(
         [sys.executable, "-m", "bench", "--quick", "--runs", "1", "--json", str(out)],

@@ -174,10 +174,22 @@ def test_default_voice_that_cannot_load_fails_the_start(
 def test_describe_is_answered_while_the_model_loads(
     tiny_model: TinyModel, voices: dict[str, Path], tmp_path: Path
 ) -> None:
-    with ServerProcess(model_args(tiny_model, voices), tmp_path / "log") as server:
+    """The load is held until the test has its answer (a prelude waits for a file), so the
+    answer cannot come from a server that happened to load first."""
+    go = tmp_path / "go"
+    hold = (
+        "import time\nfrom pathlib import Path\nfrom pocket_tts import TTSModel\n"
+        "load = TTSModel.load_model.__func__\n"
+        "def held(cls, *args, **kwargs):\n"
+        f"    while not Path({str(go)!r}).exists():\n"
+        "        time.sleep(0.05)\n"
+        "    return load(cls, *args, **kwargs)\n"
+        "TTSModel.load_model = classmethod(held)"
+    )
+    with ServerProcess(model_args(tiny_model, voices), tmp_path / "log", prelude=hold) as server:
         info = asyncio.run(describe(server.port))  # the port is open: the server logged it
-        # The model loads for seconds (torch, then two voices): it was still loading.
         assert "Loaded model" not in server.log and "Ready" not in server.log, server.log
+        go.touch()
         assert [voice.name for voice in info.tts[0].voices] == ["a", "b"]
         reply = asyncio.run(synthesize(server.port, "Hello.", voice="b"))
         assert reply.audio and not reply.errors
