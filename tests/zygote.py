@@ -25,6 +25,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 from pathlib import Path
 from typing import TypedDict
@@ -181,6 +182,25 @@ class Zygote:
             socket.send_fds(cls._started(), message, [*outputs, theirs.fileno()])
         theirs.close()
         return ForkedProcess([sys.executable, *argv], ours)
+
+    @classmethod
+    def run(
+        cls, argv: list[str], env: dict[str, str], timeout: float
+    ) -> subprocess.CompletedProcess[str]:
+        """`subprocess.run([python, *argv], env=env, capture_output=True, text=True)`, forked:
+        for a child that imports torch (one that does not starts as fast afresh)."""
+        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+            process = cls.spawn(argv, env, out.fileno(), err.fileno())
+            try:
+                code = process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                raise
+            texts = []
+            for file in (out, err):
+                file.seek(0)
+                texts.append(file.read().decode(errors="replace"))
+        return subprocess.CompletedProcess(process.args, code, *texts)
 
     @classmethod
     def _started(cls) -> socket.socket:
