@@ -177,12 +177,12 @@ def _status(pid: int) -> tuple[int, int]:
 
 @pytest.mark.timeout(400)
 def test_eight_http_and_four_wyoming_clients_at_once(
-    tiny_model: TinyModel, voices: dict[str, Path], tmp_path: Path
+    slim_model: TinyModel, voices: dict[str, Path], tmp_path: Path
 ) -> None:
-    """On the tiny model that ends its speech (short answers): one engine serves the twelve
-    in turn, so the last waits for the other eleven. Long (minutes on a shared machine): five
-    rounds of twelve, two to warm up and three to show that memory and threads stay flat."""
-    args = model_args(tiny_model, voices, "--http-port", "0", "--max-queue", "16")
+    """On the slim model that ends its speech (short answers): one engine serves the twelve
+    in turn, so the last waits for the other eleven. Over 20 s: five rounds of twelve, two to
+    warm up and three to show that memory and threads stay flat."""
+    args = model_args(slim_model, voices, "--http-port", "0", "--max-queue", "16")
     texts = [f"Client {n} asks{' again' * (n % 3)}." for n in range(12)]
 
     async def round_(wyoming_port: int, http_port: int) -> list[bytes]:
