@@ -170,12 +170,18 @@ class Zygote:
 
     @classmethod
     def spawn(
-        cls, argv: list[str], env: dict[str, str], stdout: int, stderr: int | None = None
+        cls,
+        argv: list[str],
+        env: dict[str, str],
+        stdout: int,
+        stderr: int | None = None,
+        cwd: Path | None = None,
     ) -> ForkedProcess:
-        """Fork `python ARGV` (`-m module ...` or `-c code ...`) with `env`, its output to the
-        file descriptors `stdout` and `stderr` (`stdout` too when None)."""
+        """Fork `python ARGV` (`-m module ...` or `-c code ...`) with `env`, in `cwd` (default
+        this process's), its output to the file descriptors `stdout` and `stderr` (`stdout`
+        too when None)."""
         ours, theirs = socket.socketpair()
-        request = Request(argv=argv, env=env, cwd=os.getcwd())
+        request = Request(argv=argv, env=env, cwd=str(cwd or os.getcwd()))
         outputs = [stdout, stdout if stderr is None else stderr]
         with cls._lock:
             message = [json.dumps(request).encode()]
@@ -185,12 +191,12 @@ class Zygote:
 
     @classmethod
     def run(
-        cls, argv: list[str], env: dict[str, str], timeout: float
+        cls, argv: list[str], env: dict[str, str], timeout: float, cwd: Path | None = None
     ) -> subprocess.CompletedProcess[str]:
-        """`subprocess.run([python, *argv], env=env, capture_output=True, text=True)`, forked:
-        for a child that imports torch (one that does not starts as fast afresh)."""
+        """`subprocess.run([python, *argv], env=env, cwd=cwd, capture_output=True, text=True)`,
+        forked: for a child that imports torch (one that does not starts as fast afresh)."""
         with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-            process = cls.spawn(argv, env, out.fileno(), err.fileno())
+            process = cls.spawn(argv, env, out.fileno(), err.fileno(), cwd)
             try:
                 code = process.wait(timeout)
             except subprocess.TimeoutExpired:
