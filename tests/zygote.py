@@ -2,7 +2,7 @@
 
 A server process spends 5-9 s of CPU importing torch, `torch._dynamo` (pocket-tts's
 `@torch.compiler.disable`) and scipy before any of its own code runs, and the suite starts
-about a hundred. A zygote imports those once per test worker; each start is a `fork` of it
+about thirty. A zygote imports those once per test worker; each start is a `fork` of it
 that runs `python -m ENTRY ARGS` (or `python -c CODE ARGS`) with the test's environment,
 working folder and log. The child is a real process: the test signals it by pid, and `wait`
 gives its exit status as `subprocess.Popen` would (negative for a signal).
@@ -36,6 +36,7 @@ PRELOAD = (
 )
 """Imported once by the zygote: heavy, and reading no environment a test sets."""
 _REAP_EVERY = 0.02
+_MESSAGE_LIMIT = 1 << 20
 
 
 class Request(TypedDict):
@@ -44,9 +45,6 @@ class Request(TypedDict):
     argv: list[str]
     env: dict[str, str]
     cwd: str
-
-
-_MESSAGE_LIMIT = 1 << 20
 
 
 def serve(control_fd: int) -> None:
