@@ -10,13 +10,15 @@ gives its exit status as `subprocess.Popen` would (negative for a signal).
 Only modules that read no environment at import are pre-imported: huggingface_hub reads
 `HF_HOME` at import, so it, pocket-tts and the server's own modules are imported by each
 child, after its environment is set. What a forked child cannot show is the interpreter's
-own start; the tests of that (`test_cli.py`, the add-on's run script in
-`test_supervisor_contract.py`) start a fresh `python`.
+own start; the tests of that (`test_cli.py`, one start of the image's command in
+`test_supervisor_contract.py`) start a fresh `python`. A child can also start inside a
+container's namespaces and root (`enter`), as `nsenter` would put it there.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import gc
 import json
 import os
@@ -39,12 +41,17 @@ _REAP_EVERY = 0.02
 _MESSAGE_LIMIT = 1 << 20
 
 
+_NAMESPACES = (("net", 0x40000000), ("mnt", 0x00020000))
+"""The namespaces `enter` joins, with their `setns` flags (CLONE_NEWNET, CLONE_NEWNS)."""
+
+
 class Request(TypedDict):
-    """A start: `python ARGV` with `env`, in `cwd`."""
+    """A start: `python ARGV` with `env`, in `cwd` (of the root of process `enter`, if any)."""
 
     argv: list[str]
     env: dict[str, str]
     cwd: str
+    enter: int | None
 
 
 def serve(control_fd: int) -> None:
@@ -96,8 +103,26 @@ def _become_child(request: Request, stdout_fd: int, stderr_fd: int) -> None:
         os.close(fd)
     os.environ.clear()
     os.environ.update(request["env"])
+    if request["enter"] is not None:
+        _enter(request["enter"])
     os.chdir(request["cwd"])
     sys.argv = request["argv"]
+
+
+def _enter(pid: int) -> None:
+    """Join the network and mount namespaces and the root of process `pid`, as `nsenter -t PID
+    -n -m -r` does (needs root; the forked child has a single thread, as `setns` requires)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    root = os.open(f"/proc/{pid}/root", os.O_RDONLY | os.O_DIRECTORY)
+    for name, flag in _NAMESPACES:
+        fd = os.open(f"/proc/{pid}/ns/{name}", os.O_RDONLY)
+        if libc.setns(fd, flag) != 0:
+            error = ctypes.get_errno()
+            raise OSError(error, f"setns {name} of {pid}: {os.strerror(error)}")
+        os.close(fd)
+    os.fchdir(root)
+    os.chroot(".")
+    os.close(root)
 
 
 def run_child() -> None:
@@ -174,12 +199,14 @@ class Zygote:
         stdout: int,
         stderr: int | None = None,
         cwd: Path | None = None,
+        enter: int | None = None,
     ) -> ForkedProcess:
         """Fork `python ARGV` (`-m module ...` or `-c code ...`) with `env`, in `cwd` (default
         this process's), its output to the file descriptors `stdout` and `stderr` (`stdout`
-        too when None)."""
+        too when None). With `enter`, the child first joins the network and mount namespaces
+        and the root of that process, and `cwd` is a folder of that root."""
         ours, theirs = socket.socketpair()
-        request = Request(argv=argv, env=env, cwd=str(cwd or os.getcwd()))
+        request = Request(argv=argv, env=env, cwd=str(cwd or os.getcwd()), enter=enter)
         outputs = [stdout, stdout if stderr is None else stderr]
         with cls._lock:
             message = [json.dumps(request).encode()]
