@@ -107,12 +107,14 @@ def load_tuned_model(
     settings: ModelSettings,
     data_dir: Path | None,
     *,
-    frames: int = FRAMES,
+    frames: int | None = None,
     rounds: int = ROUNDS,
 ) -> tuple[TTSModel, Tuning]:
     """Load the model (quantised or not, on how many threads, as the settings say or this host's
-    speed decides), warmed up and timed. Runs on the engine thread; takes a few seconds more
-    than a plain load when `auto` has to compare, a fraction of a second otherwise."""
+    speed decides), warmed up and timed over `frames` frames (None: `FRAMES`). Runs on the
+    engine thread; takes a few seconds more than a plain load when `auto` has to compare, a
+    fraction of a second otherwise."""
+    frames = frames or FRAMES
     configs = candidates(settings)
     chosen: Config | None = configs[0] if len(configs) == 1 else None
     reason, confidence = _flags(settings), Tuning.confidence
