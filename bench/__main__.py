@@ -21,6 +21,7 @@ import argparse
 import importlib
 import json
 import logging
+import os
 import statistics
 import subprocess
 import sys
@@ -33,6 +34,8 @@ import torch
 from pocket_tts import export_model_state
 
 from tests.model_factory import build_tiny_model, write_voice_wav
+from tests.support import FORK_ENV
+from tests.zygote import Zygote
 
 from . import loudness
 from .sides import Library, Run, Server
@@ -179,9 +182,14 @@ def memory(
     """RSS of a freshly started server and of pocket-tts alone after the same requests."""
     for index in range(requests):
         server.run(text, f"v{index % len(prompts) + 1}")
-    command = [sys.executable, "-m", "bench.library_rss", str(config), str(requests), text]
-    command += map(str, prompts)
-    library = float(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
+    argv = ["-m", "bench.library_rss", str(config), str(requests), text, *map(str, prompts)]
+    if os.environ.get(FORK_ENV) == "1":  # under the tests: forked, like the server it is set by
+        run = Zygote.run(argv, dict(os.environ), timeout=600)
+    else:
+        run = subprocess.run([sys.executable, *argv], capture_output=True, text=True)
+    if run.returncode != 0:
+        raise subprocess.CalledProcessError(run.returncode, argv, run.stdout, run.stderr)
+    library = float(run.stdout)
     return {"server_rss_mib": server.rss_mib(), "library_rss_mib": library, "requests": requests}
 
 
