@@ -65,10 +65,10 @@ async def shot(page, name: str) -> None:
     await page.screenshot(path=str(SCREENSHOTS / f"studio-{name}.png"))
 
 
-def _args(tiny_model: TinyModel, folder: Path, data: Path, *extra: str) -> list[str]:
+def _args(slim_model: TinyModel, folder: Path, data: Path, *extra: str) -> list[str]:
     voice = write_voice_wav(data.parent / "configured" / "alba.wav", 2.0, seed=1)
     return model_args(
-        tiny_model, {"alba": voice}, "--voices-dir", str(folder), "--data-dir", str(data), *extra
+        slim_model, {"alba": voice}, "--voices-dir", str(folder), "--data-dir", str(data), *extra
     )
 
 
@@ -80,14 +80,14 @@ def _folders(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def test_upload_check_save_then_home_assistant_lists_it(
-    tiny_model: TinyModel, tmp_path: Path
+    slim_model: TinyModel, tmp_path: Path
 ) -> None:
     folder, data = _folders(tmp_path)
     sample = write_voice_wav(tmp_path / "upload" / "Grandma's phone.wav", 12.0, seed=4)
 
     async def scenario() -> None:
         settings = StudioSettings(voices_dir=folder)
-        async with running_studio(_args(tiny_model, folder, data), settings) as studio:
+        async with running_studio(_args(slim_model, folder, data), settings) as studio:
             async with browser_page(studio) as page:
                 await shot(page, "voices")
                 await page.click("nav button[data-tab='add']")
@@ -127,12 +127,12 @@ def test_upload_check_save_then_home_assistant_lists_it(
     asyncio.run(scenario())
 
 
-def test_playing_a_voice_streams_its_speech(tiny_model: TinyModel, tmp_path: Path) -> None:
+def test_playing_a_voice_streams_its_speech(slim_model: TinyModel, tmp_path: Path) -> None:
     folder, data = _folders(tmp_path)
 
     async def scenario() -> None:
         async with running_studio(
-            _args(tiny_model, folder, data), StudioSettings(voices_dir=folder)
+            _args(slim_model, folder, data), StudioSettings(voices_dir=folder)
         ) as studio:
             if not await has_speech_api(studio):
                 pytest.skip(NEEDS_SPEECH)
@@ -156,22 +156,22 @@ def _fake_microphone(tmp_path: Path) -> list[str]:
 
 
 @contextlib.asynccontextmanager
-async def studio_with_microphone(tiny_model: TinyModel, tmp_path: Path) -> AsyncIterator:
+async def studio_with_microphone(slim_model: TinyModel, tmp_path: Path) -> AsyncIterator:
     """A studio on `_folders(tmp_path)` open in a browser whose microphone plays a voice."""
     folder, data = _folders(tmp_path)
     settings = StudioSettings(voices_dir=folder)
     async with (
-        running_studio(_args(tiny_model, folder, data), settings) as studio,
+        running_studio(_args(slim_model, folder, data), settings) as studio,
         browser_page(studio, _fake_microphone(tmp_path)) as page,
     ):
         yield page
 
 
-def test_record_with_the_microphone_trim_and_save(tiny_model: TinyModel, tmp_path: Path) -> None:
+def test_record_with_the_microphone_trim_and_save(slim_model: TinyModel, tmp_path: Path) -> None:
     folder = tmp_path / "voices"  # made by studio_with_microphone
 
     async def scenario() -> None:
-        async with studio_with_microphone(tiny_model, tmp_path) as page:
+        async with studio_with_microphone(slim_model, tmp_path) as page:
             await page.click("nav button[data-tab='add']")
             await page.click("#add-record")
             await page.wait_for_function(
@@ -194,12 +194,12 @@ def test_record_with_the_microphone_trim_and_save(tiny_model: TinyModel, tmp_pat
     asyncio.run(scenario())
 
 
-def test_rename_delete_and_default_survive_a_restart(tiny_model: TinyModel, tmp_path: Path) -> None:
+def test_rename_delete_and_default_survive_a_restart(slim_model: TinyModel, tmp_path: Path) -> None:
     folder, data = _folders(tmp_path)
     write_voice_wav(folder / "anne.wav", 2.0, seed=6)
     write_voice_wav(folder / "bob.wav", 2.0, seed=7)
     write_voice_wav(folder / "carl.wav", 2.0, seed=8)
-    args = _args(tiny_model, folder, data)
+    args = _args(slim_model, folder, data)
     settings = StudioSettings(voices_dir=folder)
 
     async def first_run() -> None:
@@ -233,12 +233,12 @@ def test_rename_delete_and_default_survive_a_restart(tiny_model: TinyModel, tmp_
     asyncio.run(second_run())
 
 
-def test_a_pronunciation_reaches_the_model(tiny_model: TinyModel, tmp_path: Path) -> None:
+def test_a_pronunciation_reaches_the_model(slim_model: TinyModel, tmp_path: Path) -> None:
     folder, data = _folders(tmp_path)
 
     async def scenario() -> None:
         settings = StudioSettings(voices_dir=folder)
-        async with running_studio(_args(tiny_model, folder, data), settings) as studio:
+        async with running_studio(_args(slim_model, folder, data), settings) as studio:
             engine = studio.server.engine
             spoken: list[str] = []
             speak = engine._speak
@@ -270,12 +270,12 @@ def test_a_pronunciation_reaches_the_model(tiny_model: TinyModel, tmp_path: Path
     asyncio.run(scenario())
 
 
-def test_status_shows_models_queue_and_last_requests(tiny_model: TinyModel, tmp_path: Path) -> None:
+def test_status_shows_models_queue_and_last_requests(slim_model: TinyModel, tmp_path: Path) -> None:
     folder, data = _folders(tmp_path)
 
     async def scenario() -> None:
         settings = StudioSettings(voices_dir=folder)
-        async with running_studio(_args(tiny_model, folder, data), settings) as studio:
+        async with running_studio(_args(slim_model, folder, data), settings) as studio:
             await synthesize(studio.server.port, "Good morning.", voice="alba")
             async with browser_page(studio) as page:
                 await page.click("nav button[data-tab='status']")
@@ -313,14 +313,14 @@ RECORD_IN_PAGE = """async (mime) => {
     ("mime", "suffix"), [("audio/webm;codecs=opus", "webm"), ("audio/mp4", "m4a")]
 )
 def test_a_browser_recording_file_is_taken(
-    tiny_model: TinyModel, tmp_path: Path, mime: str, suffix: str
+    slim_model: TinyModel, tmp_path: Path, mime: str, suffix: str
 ) -> None:
     """What browsers' own recorders make (webm/opus; mp4 where MediaRecorder has it) is decoded
     by the browser and sent as WAV: the server needs no decoder for it."""
     folder = tmp_path / "voices"  # made by studio_with_microphone
 
     async def scenario() -> None:
-        async with studio_with_microphone(tiny_model, tmp_path) as page:
+        async with studio_with_microphone(slim_model, tmp_path) as page:
             encoded = await page.evaluate(RECORD_IN_PAGE, mime)
             if encoded is None:
                 pytest.skip(f"this chromium's MediaRecorder cannot make {mime}")
@@ -366,7 +366,7 @@ async function attack(studio, wav) {
 
 
 def test_a_page_of_another_origin_cannot_change_voices(
-    tiny_model: TinyModel, tmp_path: Path
+    slim_model: TinyModel, tmp_path: Path
 ) -> None:
     folder, data = _folders(tmp_path)
     write_voice_wav(folder / "anne.wav", 2.0, seed=6)
@@ -374,7 +374,7 @@ def test_a_page_of_another_origin_cannot_change_voices(
 
     async def scenario() -> None:
         settings = StudioSettings(voices_dir=folder)
-        async with running_studio(_args(tiny_model, folder, data), settings) as studio:
+        async with running_studio(_args(slim_model, folder, data), settings) as studio:
             evil = web.Application()
             evil.router.add_get(
                 "/", lambda _: web.Response(text=EVIL_PAGE, content_type="text/html")
@@ -401,7 +401,7 @@ def test_a_page_of_another_origin_cannot_change_voices(
 
 
 def test_over_plain_http_from_another_host_recording_needs_https_upload_works(
-    tiny_model: TinyModel, tmp_path: Path
+    slim_model: TinyModel, tmp_path: Path
 ) -> None:
     """Opened as http://homeassistant.local:PORT/ (chromium resolves the name to the loopback
     server), the page is not a secure context, as Home Assistant's usual address is not: it
@@ -411,7 +411,7 @@ def test_over_plain_http_from_another_host_recording_needs_https_upload_works(
 
     async def scenario() -> None:
         settings = StudioSettings(voices_dir=folder)
-        async with running_studio(_args(tiny_model, folder, data), settings) as studio:
+        async with running_studio(_args(slim_model, folder, data), settings) as studio:
             port = studio.url.rsplit(":", 1)[1].rstrip("/")
             remote = f"http://homeassistant.local:{port}/"
             rules = ["--host-resolver-rules=MAP homeassistant.local 127.0.0.1"]
@@ -442,13 +442,13 @@ def test_over_plain_http_from_another_host_recording_needs_https_upload_works(
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="a read-only bind mount needs root")
 def test_a_read_only_voices_folder_is_said_on_the_voices_and_add_screens(
-    tiny_model: TinyModel, tmp_path: Path
+    slim_model: TinyModel, tmp_path: Path
 ) -> None:
     folder, data = _folders(tmp_path)
 
     async def scenario() -> None:
         settings = StudioSettings(voices_dir=folder)
-        async with running_studio(_args(tiny_model, folder, data), settings) as studio:
+        async with running_studio(_args(slim_model, folder, data), settings) as studio:
             with read_only(folder):
                 async with browser_page(studio) as page:
                     said = await page.inner_text("#voices-folder")
