@@ -187,9 +187,9 @@ def test_fuzzed_events_never_break_the_server(endless_server: ServerProcess, raw
     assert endless_server.process.poll() is None
 
 
-def test_connection_cap(tiny_model: TinyModel, voices: dict[str, Path]) -> None:
+def test_connection_cap(slim_model: TinyModel, voices: dict[str, Path]) -> None:
     async def scenario() -> tuple[list[str], bool]:
-        async with running_server(model_args(tiny_model, voices, "--max-connections", "3")) as srv:
+        async with running_server(model_args(slim_model, voices, "--max-connections", "3")) as srv:
             port = srv.port or 0
             idle = [await asyncio.open_connection("127.0.0.1", port) for _ in range(3)]
             extra = await exchange(port, b"")
@@ -375,14 +375,14 @@ def test_soak_memory_and_threads_stay_flat(
 
 
 def test_unreadable_data_dir_only_disables_saving(
-    tiny_model: TinyModel,
+    slim_model: TinyModel,
     voices: dict[str, Path],
     tmp_path: Path,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     not_a_folder = tmp_path / "file"
     not_a_folder.write_text("")
-    args = model_args(tiny_model, voices, "--data-dir", str(not_a_folder))
+    args = model_args(slim_model, voices, "--data-dir", str(not_a_folder))
 
     async def scenario() -> Reply:
         async with running_server(args) as srv:
@@ -431,12 +431,12 @@ FLOOD_BYTES = 16 * 1024 * 1024
 
 
 def test_a_flood_of_requests_is_held_back_not_buffered(
-    tiny_model: TinyModel, voices: dict[str, Path]
+    slim_model: TinyModel, voices: dict[str, Path]
 ) -> None:
     """A client pipelining requests without reading gets TCP backpressure, not memory."""
 
     async def scenario() -> tuple[int, int, bool]:
-        async with running_server(model_args(tiny_model, voices)) as server:
+        async with running_server(model_args(slim_model, voices)) as server:
             port = server.port or 0
             loop = asyncio.get_running_loop()
             _, writer = await asyncio.open_connection("127.0.0.1", port)
@@ -474,10 +474,10 @@ def test_a_flood_of_requests_is_held_back_not_buffered(
 
 
 def test_a_client_that_floods_then_leaves_frees_its_connection(
-    tiny_model: TinyModel, voices: dict[str, Path]
+    slim_model: TinyModel, voices: dict[str, Path]
 ) -> None:
     async def scenario() -> None:
-        args = model_args(tiny_model, voices, "--max-connections", "1")
+        args = model_args(slim_model, voices, "--max-connections", "1")
         async with running_server(args) as server:
             port, loop = server.port or 0, asyncio.get_running_loop()
             _, writer = await asyncio.open_connection("127.0.0.1", port)
