@@ -44,11 +44,11 @@ def _series(section: dict) -> None:
 def test_bench_quick_reports_all_figures(tmp_path: Path) -> None:
     """Every section of the benchmark runs once (library and server starts, voices, memory,
     start-up, both quantizations, loudness), which is what checks that `script/bench` still
-    reports every figure; on the slim model, a four-word text and one-second prompts. Over 20 s:
-    its eight process starts and the speed comparison of its `--quantize auto` server. It forks
-    from this worker's zygote, and its six servers and its pocket-tts-alone process from a
-    zygote of its own (`FORK_ENV` is inherited), so its start-up figures here leave out the
-    imports that a real `script/bench` counts."""
+    reports every figure; on the slim model that ends its speech, a four-word text and one-second
+    prompts. Over 20 s: its eight process starts and the speed comparison of its `--quantize
+    auto` server. It forks from this worker's zygote, and its six servers and its pocket-tts-alone
+    process from a zygote of its own (`FORK_ENV` is inherited), so its start-up figures here leave
+    out the imports that a real `script/bench` counts."""
     out = tmp_path / "bench.json"
     argv = ["-m", "bench", "--quick", "--runs", "1", "--json", str(out)]
     result = Zygote.run(argv, dict(os.environ), BENCH_TIMEOUT, cwd=ROOT)
