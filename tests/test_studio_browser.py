@@ -8,8 +8,9 @@ import base64
 import contextlib
 import os
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Coroutine, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 import soundfile
@@ -37,18 +38,44 @@ pytestmark = pytest.mark.timeout(240)
 playwright_api = pytest.importorskip("playwright.async_api")  # the `test` extra has it
 
 
+_SHARED: dict[str, Any] = {}
+"""This module's event loop, playwright and chromium (`one_browser`)."""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_browser() -> Iterator[None]:
+    """One event loop for the module's tests (`run`), so that they share one playwright driver
+    and one chromium: starting both is about 2 s of CPU. Each page has a context of its own
+    (cookies, storage); a test that needs other chromium flags launches its own browser."""
+    need_chromium()
+    loop = asyncio.new_event_loop()
+    playwright = loop.run_until_complete(playwright_api.async_playwright().start())
+    launch = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    _SHARED.update(loop=loop, playwright=playwright, browser=loop.run_until_complete(launch))
+    yield
+    loop.run_until_complete(_SHARED["browser"].close())
+    loop.run_until_complete(playwright.stop())
+    loop.close()
+    _SHARED.clear()
+
+
+def run(scenario: Coroutine[Any, Any, None]) -> None:
+    """Run a test's scenario on the module's loop (in place of `asyncio.run`, a loop per call)."""
+    _SHARED["loop"].run_until_complete(scenario)
+
+
 @contextlib.asynccontextmanager
 async def browser_page(
     studio: Studio, extra_args: Sequence[str] = (), url: str | None = None
 ) -> AsyncIterator:
     """A chromium page showing the studio (at `url`, default its own), ready (voices loaded)."""
-    need_chromium()
-    async with playwright_api.async_playwright() as playwright:
-        browser = await playwright.chromium.launch(
-            executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, *extra_args]
-        )
-        try:
-            page = await browser.new_page(viewport={"width": 900, "height": 640})
+    browser = _SHARED["browser"]
+    if extra_args:
+        args = [*CHROMIUM_ARGS, *extra_args]
+        browser = await _SHARED["playwright"].chromium.launch(executable_path=CHROMIUM, args=args)
+    try:
+        async with await browser.new_context(viewport={"width": 900, "height": 640}) as context:
+            page = await context.new_page()
             page.set_default_timeout(30_000)
             errors: list[str] = []
             page.on("pageerror", lambda error: errors.append(str(error)))
@@ -56,7 +83,8 @@ async def browser_page(
             await page.wait_for_selector("body[data-ready='1']")
             yield page
             assert not errors, errors
-        finally:
+    finally:
+        if extra_args:
             await browser.close()
 
 
@@ -124,7 +152,7 @@ def test_upload_check_save_then_home_assistant_lists_it(
             assert "grandma" in names
             assert sorted(path.name for path in folder.iterdir()) == ["grandma.wav"]
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_playing_a_voice_streams_its_speech(slim_model: TinyModel, tmp_path: Path) -> None:
@@ -142,7 +170,7 @@ def test_playing_a_voice_streams_its_speech(slim_model: TinyModel, tmp_path: Pat
                 playback = await page.evaluate("window.studio.lastPlayback")
                 assert playback["error"] is None and playback["bytes"] > 0, playback
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def _fake_microphone(tmp_path: Path) -> list[str]:
@@ -191,7 +219,7 @@ def test_record_with_the_microphone_trim_and_save(slim_model: TinyModel, tmp_pat
         assert info.samplerate == 24000 and info.channels == 1
         assert info.duration == pytest.approx(3.5, abs=0.05)  # trimmed to 1 .. 4.5 s
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_rename_delete_and_default_survive_a_restart(slim_model: TinyModel, tmp_path: Path) -> None:
@@ -228,9 +256,9 @@ def test_rename_delete_and_default_survive_a_restart(slim_model: TinyModel, tmp_
                 default = await page.text_content(".voice:has(.badge.default) .name")
                 assert default == "annie"
 
-    asyncio.run(first_run())
+    run(first_run())
     assert sorted(path.name for path in folder.iterdir()) == ["annie.wav", "carl.wav"]
-    asyncio.run(second_run())
+    run(second_run())
 
 
 def test_a_pronunciation_reaches_the_model(slim_model: TinyModel, tmp_path: Path) -> None:
@@ -267,7 +295,7 @@ def test_a_pronunciation_reaches_the_model(slim_model: TinyModel, tmp_path: Path
         saved = (data / "pronunciations" / "en.txt").read_text()
         assert "Nguyen -> Win" in saved
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_status_shows_models_queue_and_last_requests(slim_model: TinyModel, tmp_path: Path) -> None:
@@ -287,7 +315,7 @@ def test_status_shows_models_queue_and_last_requests(slim_model: TinyModel, tmp_
                 assert "places in use" in await page.text_content("#status-queue")
                 await shot(page, "status")
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 RECORD_IN_PAGE = """async (mime) => {
@@ -338,7 +366,7 @@ def test_a_browser_recording_file_is_taken(
             await page.wait_for_selector(f".voice[data-voice='from{suffix}']", state="attached")
         assert soundfile.info(str(folder / f"from{suffix}.wav")).samplerate == 24000
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 EVIL_PAGE = """<!doctype html><script>
@@ -397,7 +425,7 @@ def test_a_page_of_another_origin_cannot_change_voices(
         assert results["readPage"] == "blocked" and results["deleteJson"] == "blocked"
         assert sorted(path.name for path in folder.iterdir()) == ["anne.wav"]
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_over_plain_http_from_another_host_recording_needs_https_upload_works(
@@ -437,7 +465,7 @@ def test_over_plain_http_from_another_host_recording_needs_https_upload_works(
                 assert not await local.is_disabled("#add-record")
         assert sorted(path.name for path in folder.iterdir()) == ["phone.wav"]
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="a read-only bind mount needs root")
@@ -458,4 +486,4 @@ def test_a_read_only_voices_folder_is_said_on_the_voices_and_add_screens(
                     assert await page.is_disabled("#add-file")
                     await shot(page, "read-only")
 
-    asyncio.run(scenario())
+    run(scenario())
