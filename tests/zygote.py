@@ -106,6 +106,8 @@ def _become_child(request: Request, stdout_fd: int, stderr_fd: int) -> None:
     if request["enter"] is not None:
         _enter(request["enter"])
     os.chdir(request["cwd"])
+    # As a fresh interpreter: PYTHONPATH's folders come right after the working folder.
+    sys.path[1:1] = [entry for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep) if entry]
     sys.argv = request["argv"]
 
 
