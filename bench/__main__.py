@@ -25,7 +25,6 @@ import logging
 import os
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -35,8 +34,7 @@ import torch
 from pocket_tts import export_model_state
 
 from tests.model_factory import build_tiny_model, write_voice_wav
-from tests.support import FORK_ENV
-from tests.zygote import Zygote
+from tests.zygote import run_python
 
 from . import loudness
 from .sides import Library, Run, Server
@@ -184,13 +182,10 @@ def memory(
     for index in range(requests):
         server.run(text, f"v{index % len(prompts) + 1}")
     argv = ["-m", "bench.library_rss", str(config), str(requests), text, *map(str, prompts)]
-    if os.environ.get(FORK_ENV) == "1":  # under the tests: forked, like the server it is set by
-        run = Zygote.run(argv, dict(os.environ), timeout=600)
-    else:
-        run = subprocess.run([sys.executable, *argv], capture_output=True, text=True)
-    if run.returncode != 0:
-        raise subprocess.CalledProcessError(run.returncode, argv, run.stdout, run.stderr)
-    library = float(run.stdout)
+    alone = run_python(argv, dict(os.environ), timeout=600)  # started as the server was
+    if alone.returncode != 0:
+        raise subprocess.CalledProcessError(alone.returncode, argv, alone.stdout, alone.stderr)
+    library = float(alone.stdout)
     return {"server_rss_mib": server.rss_mib(), "library_rss_mib": library, "requests": requests}
 
 

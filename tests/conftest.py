@@ -18,8 +18,9 @@ from .model_factory import (
     build_tiny_model,
     write_voice_wav,
 )
-from .support import FORK_ENV, SEED_ENV, ServerProcess
+from .support import SEED_ENV, ServerProcess
 from .xdist_groups import GroupScheduling, add_quick_option, group_and_order
+from .zygote import FORK_ENV
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -12,7 +12,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator, Sequence
@@ -38,7 +37,7 @@ from wyoming.tts import (
 from wyoming_pocket_tts.cli import parse_settings
 from wyoming_pocket_tts.server import TtsServer
 
-from .zygote import ForkedProcess, Zygote
+from .zygote import ForkedProcess, start_python
 
 READ_TIMEOUT = 30.0
 """No single event may take longer than this to arrive in a test."""
@@ -57,9 +56,6 @@ def fixed_quantization(args: Sequence[str]) -> list[str]:
     """
     return list(args) if "--quantize" in args else [*args, "--quantize", "off"]
 
-
-FORK_ENV = "TESTS_FORK_SERVERS"
-"""Environment variable: "1" forks `ServerProcess`es from a zygote (see `tests/zygote.py`)."""
 
 SEED_ENV = "VOICE_STATE_SEED"
 """Environment variable naming this run's folder of voice states saved by its earlier servers
@@ -272,14 +268,9 @@ class ServerProcess:
         server_env = isolated_env(log_path.parent / f"{log_path.stem}-home", **(env or {}))
         self._seed = VoiceStateSeed(args, server_env)
         argv = [*command, "--uri", uri, *fixed_quantization(args)]
-        if os.environ.get(FORK_ENV) == "1":
-            self.process: subprocess.Popen[bytes] | ForkedProcess = Zygote.spawn(
-                argv, server_env, self._log.fileno()
-            )
-        else:
-            self.process = subprocess.Popen(
-                [sys.executable, *argv], stdout=self._log, stderr=subprocess.STDOUT, env=server_env
-            )
+        self.process: subprocess.Popen[bytes] | ForkedProcess = start_python(
+            argv, server_env, self._log.fileno()
+        )
 
     @property
     def port(self) -> int:

@@ -41,6 +41,10 @@ _REAP_EVERY = 0.02
 _MESSAGE_LIMIT = 1 << 20
 
 
+FORK_ENV = "TESTS_FORK_SERVERS"
+"""Environment variable: "1" (set by tests/conftest.py for the tests and what they start) makes
+`start_python` and `run_python` fork from this process's zygote instead of starting a python."""
+
 _NAMESPACES = (("net", 0x40000000), ("mnt", 0x00020000))
 """The namespaces `enter` joins, with their `setns` flags (CLONE_NEWNET, CLONE_NEWNS)."""
 
@@ -249,3 +253,25 @@ class Zygote:
             theirs.close()
             cls._control = ours
         return cls._control
+
+
+def start_python(
+    argv: list[str], env: dict[str, str], stdout: int
+) -> subprocess.Popen[bytes] | ForkedProcess:
+    """`python ARGV` with `env`, its output (and errors) to `stdout`: forked where `FORK_ENV` is
+    set, a fresh interpreter otherwise (`script/bench` run by hand, which times starts)."""
+    if os.environ.get(FORK_ENV) == "1":
+        return Zygote.spawn(argv, env, stdout)
+    return subprocess.Popen(
+        [sys.executable, *argv], stdout=stdout, stderr=subprocess.STDOUT, env=env
+    )
+
+
+def run_python(
+    argv: list[str], env: dict[str, str], timeout: float
+) -> subprocess.CompletedProcess[str]:
+    """`python ARGV` with `env` to its end, output captured: forked as `start_python` decides."""
+    if os.environ.get(FORK_ENV) == "1":
+        return Zygote.run(argv, env, timeout)
+    command = [sys.executable, *argv]
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout)
