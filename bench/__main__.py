@@ -1,18 +1,19 @@
 """`python -m bench [--quick | --model NAME | --table [NAME ...]] [--tuning|--profile|--tries]`.
 
 Both sides use the same model (the layer shapes of pocket-tts's default `english.yaml`, random
-weights; `--model NAME` any packaged config's shapes; `--quick` the tiny test model) with
-end-of-speech disabled, so both generate exactly the same number of frames. Runs alternate between
+weights; `--model NAME` any packaged config's shapes) with end-of-speech disabled, so both generate
+exactly the same number of frames; `--quick` runs the slim test model, whose speech ends after a
+few frames as exactly on both sides (a smoke test: its figures mean little). Runs alternate between
 the sides (A B A B ...) so that drift on a shared machine hits both. Two comparisons: the server
 with the same settings as the library (`--quantize off`, fp32), and the server with its default
 flags (`--quantize auto`) against pocket-tts with its own defaults (fp32). Prints a Markdown table
 with the ratios; `--json` also writes the raw figures. `--table` measures fp32 and int8 per model
 shape instead (`bench.models`); `--tuning` what `--quantize auto` decides, against every
-configuration end to end (`bench.tuning`); `--profile` one frame's time by part, beside this
-host's floor (`bench.profile_report`); `--tries` each speed-up tried for issue 28 (`bench.tries`);
+configuration end to end (`bench.tuning`); `--profile` one frame's time by part, beside this host's
+floor (`bench.profile_report`); `--tries` each speed-up tried for issue 28 (`bench.tries`);
 `--pieces` one piece per sentence against pocket-tts's groups (`bench.pieces`); `--mimi-state`
-first audio with pocket-tts's NaN-filled Mimi caches and without (`bench.mimi_state`); `--onnx`
-the frame as ONNX Runtime graphs against the server's torch path (`bench.onnx_spike`).
+first audio with pocket-tts's NaN-filled Mimi caches and without (`bench.mimi_state`); `--onnx` the
+frame as ONNX Runtime graphs against the server's torch path (`bench.onnx_spike`).
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ import argparse
 import importlib
 import json
 import logging
+import os
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -33,6 +34,7 @@ import torch
 from pocket_tts import export_model_state
 
 from tests.model_factory import build_tiny_model, write_voice_wav
+from tests.zygote import run_python
 
 from . import loudness
 from .sides import Library, Run, Server
@@ -40,8 +42,8 @@ from .text import text_speed
 
 TEXT = "The living room lights are on, and the front door is locked for the night."
 QUICK_TEXT = "The lights are on."
-"""`--quick`'s whole generations: the smoke test checks that every figure is reported, and the
-test models never end speech, so a shorter text is that much less audio (4x fewer frames)."""
+"""`--quick`'s whole generations: the smoke test checks that every figure is reported, not how
+fast, so a short text on a model that ends its speech after a few frames (about 1 s of audio)."""
 SENTENCES = ["Good evening.", "The living room lights are on now.", "Sleep well tonight."]
 TTFA_RUNS_PER_RUN = 4
 """Time to first audio is noisy and cheap to measure (generation stops after it): more runs."""
@@ -179,15 +181,17 @@ def memory(
     """RSS of a freshly started server and of pocket-tts alone after the same requests."""
     for index in range(requests):
         server.run(text, f"v{index % len(prompts) + 1}")
-    command = [sys.executable, "-m", "bench.library_rss", str(config), str(requests), text]
-    command += map(str, prompts)
-    library = float(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
+    argv = ["-m", "bench.library_rss", str(config), str(requests), text, *map(str, prompts)]
+    alone = run_python(argv, dict(os.environ), timeout=600)  # started as the server was
+    if alone.returncode != 0:
+        raise subprocess.CalledProcessError(alone.returncode, argv, alone.stdout, alone.stderr)
+    library = float(alone.stdout)
     return {"server_rss_mib": server.rss_mib(), "library_rss_mib": library, "requests": requests}
 
 
 def run(size: str, runs: int, root: Path) -> dict[str, Any]:
-    model = build_tiny_model(root / "model", size=size, eos=False)
     quick = size in ("tiny", "slim")
+    model = build_tiny_model(root / "model", size=size, eos=quick)
     seconds = 1.0 if quick else 10.0
     text = QUICK_TEXT if quick else TEXT
     prompts = [write_voice_wav(root / f"v{i}.wav", seconds, seed=i) for i in (1, 2, 3)]

@@ -29,7 +29,7 @@ from pocket_tts.modules.attention import StreamingMultiheadAttention
 from tests.model_factory import build_tiny_model
 from wyoming_pocket_tts.engine.equivalents import use_equivalents
 from wyoming_pocket_tts.engine.mimi_cache import UnfilledKVCache, skip_mimi_cache_fill
-from wyoming_pocket_tts.engine.timing import SHORT_TEXT, serve
+from wyoming_pocket_tts.engine.timing import SHORT_TEXT, interleaved, serve
 from wyoming_pocket_tts.host import set_torch_threads
 
 from .profile_report import server_int8_copy
@@ -109,8 +109,8 @@ def measure(size: str, runs: int, root: Path) -> dict[str, Any]:
         _switch(models[model_name], VARIANTS[variant])
         serve(models[model_name], SHORT_TEXT, 1)
     loads = [os.getloadavg()[0]]
-    for number in range(runs):
-        for model_name, variant in names if number % 2 == 0 else list(reversed(names)):
+    for order in interleaved(names, runs):
+        for model_name, variant in order:
             model = models[model_name]
             _switch(model, VARIANTS[variant])
             for _ in range(FIRST_AUDIO_RUNS):

@@ -38,7 +38,7 @@ from wyoming_pocket_tts.audio.pcm import to_pcm16
 from wyoming_pocket_tts.engine.equivalents import use_equivalents
 from wyoming_pocket_tts.engine.exportable import use_exportable_attention
 from wyoming_pocket_tts.engine.graph_model import use_graphs
-from wyoming_pocket_tts.engine.timing import LONG_TEXT, SHORT_TEXT
+from wyoming_pocket_tts.engine.timing import LONG_TEXT, SHORT_TEXT, interleaved
 from wyoming_pocket_tts.host import set_torch_threads
 
 from .frame_profile import generate, steady_frame_time
@@ -284,8 +284,8 @@ def measure(size: str, runs: int, root: Path) -> dict[str, Any]:
     rounds: dict[str, list[dict[str, float]]] = {label(*key): [] for key in sides}
     loads = [os.getloadavg()[0]]
     keys = list(sides)
-    for number in range(runs):
-        for key in keys if number % 2 == 0 else reversed(keys):
+    for order in interleaved(keys, runs):
+        for key in order:
             set_torch_threads(key[1])
             rounds[label(*key)].append(time_side(sides[key], latent))
         loads.append(os.getloadavg()[0])

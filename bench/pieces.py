@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from tests.model_factory import build_tiny_model, write_voice_wav
 from wyoming_pocket_tts.engine.chunking import MAX_PIECE_TOKENS, chunks
-from wyoming_pocket_tts.engine.timing import SAMPLES_PER_FRAME
+from wyoming_pocket_tts.engine.timing import SAMPLES_PER_FRAME, interleaved
 from wyoming_pocket_tts.text.sentences import SentenceSplitter
 
 if TYPE_CHECKING:
@@ -83,8 +83,7 @@ def measure(size: str, rounds: int, root: Path) -> dict[str, Any]:
     sides = {"groups": groups(model, TEXT), "sentences": chunks(model, TEXT)}
     times: dict[str, list[list[float]]] = {side: [] for side in sides}
     speak(model, state, [SENTENCE])  # first-call costs, paid by neither side
-    for number in range(rounds):
-        order = list(sides) if number % 2 == 0 else list(reversed(sides))
+    for order in interleaved(list(sides), rounds):
         for side in order:
             times[side].append(speak(model, state, sides[side]))
     return {"size": size, "pieces": {side: len(p) for side, p in sides.items()}, "times": times}

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tests.model_factory import build_tiny_model
+from wyoming_pocket_tts.engine.timing import interleaved
 from wyoming_pocket_tts.host import set_torch_threads, usable_cores
 
 from . import hardware
@@ -67,8 +68,7 @@ def measure(size: str, runs: int, root: Path, frames: int = FRAMES) -> dict[str,
         generate(model, 4)  # first-call costs, kept out
     profiles: dict[str, list] = {label(*config): [] for config in configs}
     plain: dict[str, list[float]] = {label(*config): [] for config in configs}
-    for number in range(runs):
-        order = configs if number % 2 == 0 else list(reversed(configs))
+    for order in interleaved(configs, runs):
         for name, count in order:
             set_torch_threads(count)
             profiles[label(name, count)].append(profile_frames(variants[name], frames))

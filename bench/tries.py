@@ -31,6 +31,7 @@ import torch
 
 from tests.model_factory import build_tiny_model
 from wyoming_pocket_tts.engine.equivalents import use_equivalents
+from wyoming_pocket_tts.engine.timing import interleaved
 from wyoming_pocket_tts.host import set_torch_threads, usable_cores
 
 from .frame_profile import generate, steady_frame_time
@@ -159,8 +160,8 @@ def measure(size: str, runs: int, root: Path) -> dict[str, Any]:
     cpu: dict[str, list[float]] = {name: [] for name in tries}
     loads = [os.getloadavg()[0]]
     names = list(tries)
-    for number in range(runs):
-        for name in names if number % 2 == 0 else list(reversed(names)):
+    for order in interleaved(names, runs):
+        for name in order:
             model, wrap = tries[name]
             with wrap():
                 for _ in range(FIRST_AUDIO_RUNS):

@@ -12,7 +12,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator, Sequence
@@ -37,6 +36,8 @@ from wyoming.tts import (
 
 from wyoming_pocket_tts.cli import parse_settings
 from wyoming_pocket_tts.server import TtsServer
+
+from .zygote import ForkedProcess, start_python
 
 READ_TIMEOUT = 30.0
 """No single event may take longer than this to arrive in a test."""
@@ -233,11 +234,14 @@ AUDIO_STOP = AudioStop().event().type
 class ServerProcess:
     """`python -m wyoming_pocket_tts` on 127.0.0.1, its log captured to a file.
 
-    The server binds port 0 itself and logs the port (no race for a "free" port). It runs in
-    `isolated_env` (a home folder next to the log) plus `env`. `entry` is the module whose
-    `main` runs (the add-on's, say); `prelude` is Python run before it in the same process, to
-    point a module constant at a local fake. `seed` seeds torch's random generator first, so
-    two servers started alike sample the same noise.
+    Where `FORK_ENV` is set (conftest sets it for the tests and whatever they start) the
+    process is forked from this process's `Zygote`, with torch and scipy already imported;
+    otherwise (`script/bench`, which times starts) it is a fresh `python`. The server binds
+    port 0 itself and logs the port (no race for a "free" port). It runs in `isolated_env` (a
+    home folder next to the log) plus `env`. `entry` is the module whose `main` runs (the
+    add-on's, say); `prelude` is Python run before it in the same process, to point a module
+    constant at a local fake. `seed` seeds torch's random generator first, so two servers
+    started alike sample the same noise.
     """
 
     def __init__(
@@ -257,17 +261,15 @@ class ServerProcess:
             prelude = f"import torch\ntorch.manual_seed({int(seed)})\n{prelude}"
         if prelude:
             run_main = f"from {entry} import main; sys.exit(main())"
-            command = [sys.executable, "-c", f"import sys\n{prelude}\n{run_main}"]
+            command = ["-c", f"import sys\n{prelude}\n{run_main}"]
         else:
-            command = [sys.executable, "-m", entry]
+            command = ["-m", entry]
         self._log = log_path.open("wb")
         server_env = isolated_env(log_path.parent / f"{log_path.stem}-home", **(env or {}))
         self._seed = VoiceStateSeed(args, server_env)
-        self.process = subprocess.Popen(
-            [*command, "--uri", uri, *fixed_quantization(args)],
-            stdout=self._log,
-            stderr=subprocess.STDOUT,
-            env=server_env,
+        argv = [*command, "--uri", uri, *fixed_quantization(args)]
+        self.process: subprocess.Popen[bytes] | ForkedProcess = start_python(
+            argv, server_env, self._log.fileno()
         )
 
     @property
@@ -319,16 +321,27 @@ class ServerProcess:
             self.stop()
 
 
+TIMED_FRAMES = 4
+"""Frames of the timed generation that ends each model load in `running_server` (the server's
+own count is `engine.timing.FRAMES`, 20): the start's speed figures are not what those tests
+assert, and the 16 frames fewer spare about 0.15 s of CPU per start here (0.49 -> 0.34 s)."""
+
+
 @contextlib.asynccontextmanager
-async def running_server(args: Sequence[str], **server_settings: float) -> AsyncIterator[TtsServer]:
+async def running_server(
+    args: Sequence[str], *, timed_frames: int | None = TIMED_FRAMES, **server_settings: float
+) -> AsyncIterator[TtsServer]:
     """The real server in this process (to inspect its threads), on 127.0.0.1:<free port>.
 
     `server_settings` override `ServerSettings` fields that have no flag (the timeouts), so a
-    test of a timeout can make it short.
+    test of a timeout can make it short. `timed_frames` is `EngineSettings.timed_frames` (None:
+    the server's own count, for a test of the speed figures).
     """
     settings = parse_settings(["--uri", "tcp://127.0.0.1:0", *fixed_quantization(args)])
     settings = dataclasses.replace(
-        settings, server=dataclasses.replace(settings.server, **dict[str, Any](server_settings))
+        settings,
+        server=dataclasses.replace(settings.server, **dict[str, Any](server_settings)),
+        engine=dataclasses.replace(settings.engine, timed_frames=timed_frames),
     )
     server = TtsServer(settings)
     try:

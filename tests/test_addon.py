@@ -116,6 +116,7 @@ def with_app_config(schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
+@needs_linter_schemas
 def test_the_linter_schema_alone_refuses_app_config() -> None:
     """Why `with_app_config` exists: drop it when the linter's schema knows the new name."""
     schema = json.loads((LINTER_SCHEMAS / "config.schema.json").read_text(encoding="utf-8"))

@@ -83,16 +83,32 @@ def test_builtin_models_listed_without_importing_torch() -> None:
         (["--voice", "a=alba,speed=slow"], "--voice: speed must be a number, got 'slow'"),
     ],
 )
-def test_bad_flags_exit_2_with_one_line(argv: list[str], message: str) -> None:
+def test_bad_flags_exit_2_with_one_line(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """In this process: the flags are parsed before anything starts (one case runs the real
+    `python -m`, below)."""
+    with pytest.raises(SystemExit) as exited:
+        parse_settings(argv)
+    assert exited.value.code == 2
+    stderr = capsys.readouterr().err
+    assert message in stderr.strip().splitlines()[-1]
+    assert "Traceback" not in stderr
+
+
+def test_a_bad_flag_exits_the_real_command_with_2_and_one_line() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "wyoming_pocket_tts", *argv],
+        [sys.executable, "-m", "wyoming_pocket_tts", "--voice", "a=alba,speed=3"],
         capture_output=True,
         text=True,
         timeout=60,
     )
     assert result.returncode == 2
     last_line = result.stderr.strip().splitlines()[-1]
-    assert message in last_line
+    assert (
+        last_line
+        == "wyoming-pocket-tts: error: argument --voice: speed must be between 0.5 and 2.0, got 3"
+    )
     assert "Traceback" not in result.stderr
 
 

@@ -77,7 +77,7 @@ def _levels(replies: dict[str, Reply]) -> dict[str, float]:
 
 
 def test_voices_reach_the_target_and_restarts_keep_their_gains(
-    tiny_model: TinyModel,
+    slim_model: TinyModel,
     prompts: dict[str, Path],
     tmp_path: Path,
     caplog: pytest.LogCaptureFixture,
@@ -87,7 +87,7 @@ def test_voices_reach_the_target_and_restarts_keep_their_gains(
     data = ["--data-dir", str(tmp_path / "data"), "--voice-cache-size", "4"]
 
     def args(voices: dict[str, Path], loudness: str) -> list[str]:
-        return model_args(tiny_model, voices, *data, "--loudness", loudness)
+        return model_args(slim_model, voices, *data, "--loudness", loudness)
 
     levels = _levels(_replies(args(prompts, "-20"), list(prompts), caplog))
     assert caplog.text.count("Calibrated voice") == 3
@@ -119,7 +119,7 @@ def _fingerprint(state: object) -> float:
 
 
 def test_voices_of_different_raw_loudness_each_get_their_own_gain(
-    tiny_model: TinyModel,
+    slim_model: TinyModel,
     voices: dict[str, Path],
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
@@ -142,7 +142,7 @@ def test_voices_of_different_raw_loudness_each_get_their_own_gain(
     monkeypatch.setattr(TTSModel, "generate_audio_stream", spy)
 
     async def levels() -> dict[str, float]:
-        args = model_args(tiny_model, voices, "--loudness", "-20", "--data-dir", str(tmp_path))
+        args = model_args(slim_model, voices, "--loudness", "-20", "--data-dir", str(tmp_path))
         async with running_server(args) as server:
             replies = {n: await synthesize(server.port or 0, TEXT, voice=n) for n in ("a", "b")}
         return {n: integrated_loudness(samples_of(r.audio), RATE) for n, r in replies.items()}
@@ -170,7 +170,7 @@ def test_the_first_half_second_is_as_loud_as_the_rest(
 
 
 def test_loudness_off_leaves_pocket_tts_samples_untouched(
-    tiny_model: TinyModel, voices: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+    slim_model: TinyModel, voices: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A spy on the real `generate_audio_stream` records what pocket-tts yields to the engine;
     the client must receive exactly those samples as 16-bit PCM (and not with loudness on)."""
@@ -187,7 +187,7 @@ def test_loudness_off_leaves_pocket_tts_samples_untouched(
     monkeypatch.setattr(TTSModel, "generate_audio_stream", spy)
 
     async def received(loudness: str) -> tuple[bytes, bytes]:
-        async with running_server(model_args(tiny_model, voices, "--loudness", loudness)) as server:
+        async with running_server(model_args(slim_model, voices, "--loudness", loudness)) as server:
             produced.clear()
             reply = await synthesize(server.port or 0, TEXT, voice="b")
             raw = np.concatenate(produced)

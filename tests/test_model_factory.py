@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import subprocess
-import sys
 import textwrap
 import wave
 from pathlib import Path
@@ -24,6 +22,7 @@ from pocket_tts.models.text_chunking import split_into_best_sentences
 from pocket_tts.modules.text_conditioner import build_tokenizer
 
 from tests import model_factory as mf
+from tests.zygote import Zygote
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHORT_TEXT = "Hello world."
@@ -307,8 +306,8 @@ HF_SCRIPT = textwrap.dedent(
 def test_hf_cache_serves_a_packaged_language_offline(
     cache_dir: Path, tmp_path: Path, voice_cloning: bool
 ) -> None:
-    """Up to ~22 s on a busy host: a Python process of its own (huggingface_hub reads HF_HOME
-    once, at import) with its torch import."""
+    """A Python process of its own (huggingface_hub reads HF_HOME once, at import), forked from
+    the zygote, which has imported torch but not huggingface_hub."""
     hf_home = tmp_path / "hf"
     mf.build_hf_cache(hf_home, voice_cloning=voice_cloning, cache_dir=cache_dir)
     wav = mf.write_voice_wav(tmp_path / "clone.wav", 1.0, seed=7)
@@ -318,15 +317,7 @@ def test_hf_cache_serves_a_packaged_language_offline(
         "HF_HUB_OFFLINE": "1",
         "PYTHONPATH": str(REPO_ROOT),
     }
-    completed = subprocess.run(
-        [sys.executable, "-c", HF_SCRIPT, "english_2m_2026-10", str(wav)],
-        env=env,
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    completed = Zygote.run(["-c", HF_SCRIPT, "english_2m_2026-10", str(wav)], env, timeout=120)
     assert completed.returncode == 0, completed.stderr[-3000:]
     result = json.loads(completed.stdout.strip().splitlines()[-1])
     assert result["hf_home"] == str(hf_home)

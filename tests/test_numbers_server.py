@@ -1,6 +1,6 @@
 """Through the real server: announcements reach the model as words, one-shot and streamed.
 
-The server runs in-process on the tiny random model. pocket-tts's `split_into_best_sentences` is
+The server runs in-process on the slim random model. pocket-tts's `split_into_best_sentences` is
 wrapped (not replaced) to record the text the engine hands pocket-tts: the engine cuts each piece
 of text with it into the chunks it passes to `TTSModel.generate_audio_stream` (the chunks are
 decoded tokens, which the tiny tokenizer garbles, so the text is recorded before that).
@@ -84,12 +84,12 @@ def _words(text: str) -> list[str]:
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("language", sorted(ANNOUNCEMENTS))
 def test_announcements_reach_the_model_as_words(
-    language: str, tiny_model: TinyModel, voices: dict[str, Path], model_inputs: list[str]
+    language: str, slim_model: TinyModel, voices: dict[str, Path], model_inputs: list[str]
 ) -> None:
     text, sentences = ANNOUNCEMENTS[language]
 
     async def scenario() -> None:
-        args = model_args(tiny_model, voices, "--language-code", language)
+        args = model_args(slim_model, voices, "--language-code", language)
         async with running_server(args) as server:
             port = server.port or 0
             one_shot = await synthesize(port, text)
@@ -103,10 +103,10 @@ def test_announcements_reach_the_model_as_words(
 
 @pytest.mark.timeout(300)
 def test_number_words_can_be_turned_off(
-    tiny_model: TinyModel, voices: dict[str, Path], model_inputs: list[str]
+    slim_model: TinyModel, voices: dict[str, Path], model_inputs: list[str]
 ) -> None:
     async def scenario() -> None:
-        args = model_args(tiny_model, voices, "--no-number-words")
+        args = model_args(slim_model, voices, "--no-number-words")
         async with running_server(args) as server:
             reply = await synthesize(server.port or 0, "**It is 21.5 °C** now.")
             assert not reply.errors
@@ -117,7 +117,7 @@ def test_number_words_can_be_turned_off(
 
 @pytest.mark.timeout(300)
 def test_each_voice_reads_numbers_in_its_own_language(
-    tiny_model: TinyModel,
+    slim_model: TinyModel,
     endless_model: TinyModel,
     voices: dict[str, Path],
     model_inputs: list[str],
@@ -126,7 +126,7 @@ def test_each_voice_reads_numbers_in_its_own_language(
 
     async def scenario() -> None:
         args = [
-            "--model-config", f"en={tiny_model.config_path}",
+            "--model-config", f"en={slim_model.config_path}",
             "--model-config", f"fr={endless_model.config_path}",
             "--voice", f"anna={voices['a']}",
             "--voice", f"fr:mamie={voices['b']}",

@@ -126,11 +126,11 @@ def test_voice_switching_uses_the_cache(endless_server: ServerProcess) -> None:
 
 
 def test_engine_failure_is_reported_and_server_keeps_serving(
-    tiny_model: TinyModel, voices: dict[str, Path], tmp_path: Path, caplog: pytest.LogCaptureFixture
+    slim_model: TinyModel, voices: dict[str, Path], tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     fragile = tmp_path / "fragile.wav"
     fragile.write_bytes(voices["b"].read_bytes())
-    args = model_args(tiny_model, {"a": voices["a"], "fragile": fragile}, "--voice-cache-size", "1")
+    args = model_args(slim_model, {"a": voices["a"], "fragile": fragile}, "--voice-cache-size", "1")
 
     async def scenario() -> None:
         async with running_server(args) as server:
@@ -159,11 +159,11 @@ def test_engine_failure_is_reported_and_server_keeps_serving(
 
 
 def test_default_voice_that_cannot_load_fails_the_start(
-    tiny_model: TinyModel, tmp_path: Path
+    slim_model: TinyModel, tmp_path: Path
 ) -> None:
     broken = tmp_path / "broken.wav"
     broken.write_bytes(b"not a wav at all")
-    with ServerProcess(model_args(tiny_model, {"grandma": broken}), tmp_path / "log") as server:
+    with ServerProcess(model_args(slim_model, {"grandma": broken}), tmp_path / "log") as server:
         code = server.process.wait(timeout=120)
         assert code == 1
         (line,) = [line for line in server.log.splitlines() if "Cannot start" in line]
@@ -172,12 +172,24 @@ def test_default_voice_that_cannot_load_fails_the_start(
 
 
 def test_describe_is_answered_while_the_model_loads(
-    tiny_model: TinyModel, voices: dict[str, Path], tmp_path: Path
+    slim_model: TinyModel, voices: dict[str, Path], tmp_path: Path
 ) -> None:
-    with ServerProcess(model_args(tiny_model, voices), tmp_path / "log") as server:
+    """The load is held until the test has its answer (a prelude waits for a file), so the
+    answer cannot come from a server that happened to load first."""
+    go = tmp_path / "go"
+    hold = (
+        "import time\nfrom pathlib import Path\nfrom pocket_tts import TTSModel\n"
+        "load = TTSModel.load_model.__func__\n"
+        "def held(cls, *args, **kwargs):\n"
+        f"    while not Path({str(go)!r}).exists():\n"
+        "        time.sleep(0.05)\n"
+        "    return load(cls, *args, **kwargs)\n"
+        "TTSModel.load_model = classmethod(held)"
+    )
+    with ServerProcess(model_args(slim_model, voices), tmp_path / "log", prelude=hold) as server:
         info = asyncio.run(describe(server.port))  # the port is open: the server logged it
-        # The model loads for seconds (torch, then two voices): it was still loading.
         assert "Loaded model" not in server.log and "Ready" not in server.log, server.log
+        go.touch()
         assert [voice.name for voice in info.tts[0].voices] == ["a", "b"]
         reply = asyncio.run(synthesize(server.port, "Hello.", voice="b"))
         assert reply.audio and not reply.errors
@@ -236,13 +248,13 @@ def test_quantize_cleanup_and_language_code_flags_end_to_end(
     assert differing_samples(plain.audio, expected[True]) == 0
 
 
-def test_unix_socket(tiny_model: TinyModel, voices: dict[str, Path], tmp_path: Path) -> None:
+def test_unix_socket(slim_model: TinyModel, voices: dict[str, Path], tmp_path: Path) -> None:
     path = tmp_path / "tts.sock"
     path.write_text("left by a crashed run")  # replaced, not an error
 
     async def scenario() -> tuple[Info, Reply]:
         async with (
-            running_server(model_args(tiny_model, voices, "--uri", f"unix://{path}")),
+            running_server(model_args(slim_model, voices, "--uri", f"unix://{path}")),
             AsyncClient.from_uri(f"unix://{path}") as client,
         ):
             await client.write_event(Describe().event())
@@ -256,14 +268,14 @@ def test_unix_socket(tiny_model: TinyModel, voices: dict[str, Path], tmp_path: P
 
 
 def _stop_while_loading(
-    tiny_model: TinyModel, tmp_path: Path, prompts: int
+    slim_model: TinyModel, tmp_path: Path, prompts: int
 ) -> tuple[int | None, str]:
     """SIGTERM as soon as the port is open, while the model and `prompts` 30 s voices load."""
     voices = {
         f"long{n}": write_voice_wav(tmp_path / f"long{n}.wav", 30.0, seed=12 + n)
         for n in range(prompts)
     }
-    args = model_args(tiny_model, voices, "--voice-cache-size", str(prompts))
+    args = model_args(slim_model, voices, "--voice-cache-size", str(prompts))
     with ServerProcess(args, tmp_path / "log") as server:
         assert server.port  # listening: the model is loading behind the port
         assert "Ready" not in server.log
@@ -275,23 +287,23 @@ def _stop_while_loading(
     return code, server.log
 
 
-def test_sigterm_while_the_model_loads_stops_at_once(tiny_model: TinyModel, tmp_path: Path):
-    code, log = _stop_while_loading(tiny_model, tmp_path, prompts=1)
+def test_sigterm_while_the_model_loads_stops_at_once(slim_model: TinyModel, tmp_path: Path):
+    code, log = _stop_while_loading(slim_model, tmp_path, prompts=1)
     assert code is not None, log  # it does not wait for the model
     assert "Stopping" in log and "Ready" not in log and "Traceback" not in log, log
 
 
-def test_sigterm_while_the_model_loads_exits_0(tiny_model: TinyModel, tmp_path: Path) -> None:
+def test_sigterm_while_the_model_loads_exits_0(slim_model: TinyModel, tmp_path: Path) -> None:
     # Four 30 s prompts keep the load busy well past the engine's 5 s join.
-    code, log = _stop_while_loading(tiny_model, tmp_path, prompts=4)
+    code, log = _stop_while_loading(slim_model, tmp_path, prompts=4)
     assert code == 0, log
 
 
 def test_sigint_during_a_stream_sends_closing_events(
-    tiny_model: TinyModel, voices: dict[str, Path], tmp_path: Path
+    slim_model: TinyModel, voices: dict[str, Path], tmp_path: Path
 ) -> None:
     """Ctrl-C in a terminal: the same graceful stop as SIGTERM."""
-    with ServerProcess(model_args(tiny_model, voices), tmp_path / "log") as server:
+    with ServerProcess(model_args(slim_model, voices), tmp_path / "log") as server:
         server.wait_for_log("Ready")
 
         async def scenario() -> list[str]:

@@ -8,8 +8,9 @@ import base64
 import contextlib
 import os
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Coroutine, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 import soundfile
@@ -37,18 +38,44 @@ pytestmark = pytest.mark.timeout(240)
 playwright_api = pytest.importorskip("playwright.async_api")  # the `test` extra has it
 
 
+_SHARED: dict[str, Any] = {}
+"""This module's event loop, playwright and chromium (`one_browser`)."""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_browser() -> Iterator[None]:
+    """One event loop for the module's tests (`run`), so that they share one playwright driver
+    and one chromium: starting both is about 2 s of CPU. Each page has a context of its own
+    (cookies, storage); a test that needs other chromium flags launches its own browser."""
+    need_chromium()
+    loop = asyncio.new_event_loop()
+    playwright = loop.run_until_complete(playwright_api.async_playwright().start())
+    launch = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    _SHARED.update(loop=loop, playwright=playwright, browser=loop.run_until_complete(launch))
+    yield
+    loop.run_until_complete(_SHARED["browser"].close())
+    loop.run_until_complete(playwright.stop())
+    loop.close()
+    _SHARED.clear()
+
+
+def run(scenario: Coroutine[Any, Any, None]) -> None:
+    """Run a test's scenario on the module's loop (in place of `asyncio.run`, a loop per call)."""
+    _SHARED["loop"].run_until_complete(scenario)
+
+
 @contextlib.asynccontextmanager
 async def browser_page(
     studio: Studio, extra_args: Sequence[str] = (), url: str | None = None
 ) -> AsyncIterator:
     """A chromium page showing the studio (at `url`, default its own), ready (voices loaded)."""
-    need_chromium()
-    async with playwright_api.async_playwright() as playwright:
-        browser = await playwright.chromium.launch(
-            executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, *extra_args]
-        )
-        try:
-            page = await browser.new_page(viewport={"width": 900, "height": 640})
+    browser = _SHARED["browser"]
+    if extra_args:
+        args = [*CHROMIUM_ARGS, *extra_args]
+        browser = await _SHARED["playwright"].chromium.launch(executable_path=CHROMIUM, args=args)
+    try:
+        async with await browser.new_context(viewport={"width": 900, "height": 640}) as context:
+            page = await context.new_page()
             page.set_default_timeout(30_000)
             errors: list[str] = []
             page.on("pageerror", lambda error: errors.append(str(error)))
@@ -56,7 +83,8 @@ async def browser_page(
             await page.wait_for_selector("body[data-ready='1']")
             yield page
             assert not errors, errors
-        finally:
+    finally:
+        if extra_args:
             await browser.close()
 
 
@@ -65,10 +93,10 @@ async def shot(page, name: str) -> None:
     await page.screenshot(path=str(SCREENSHOTS / f"studio-{name}.png"))
 
 
-def _args(tiny_model: TinyModel, folder: Path, data: Path, *extra: str) -> list[str]:
+def _args(slim_model: TinyModel, folder: Path, data: Path, *extra: str) -> list[str]:
     voice = write_voice_wav(data.parent / "configured" / "alba.wav", 2.0, seed=1)
     return model_args(
-        tiny_model, {"alba": voice}, "--voices-dir", str(folder), "--data-dir", str(data), *extra
+        slim_model, {"alba": voice}, "--voices-dir", str(folder), "--data-dir", str(data), *extra
     )
 
 
@@ -80,14 +108,14 @@ def _folders(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def test_upload_check_save_then_home_assistant_lists_it(
-    tiny_model: TinyModel, tmp_path: Path
+    slim_model: TinyModel, tmp_path: Path
 ) -> None:
     folder, data = _folders(tmp_path)
     sample = write_voice_wav(tmp_path / "upload" / "Grandma's phone.wav", 12.0, seed=4)
 
     async def scenario() -> None:
         settings = StudioSettings(voices_dir=folder)
-        async with running_studio(_args(tiny_model, folder, data), settings) as studio:
+        async with running_studio(_args(slim_model, folder, data), settings) as studio:
             async with browser_page(studio) as page:
                 await shot(page, "voices")
                 await page.click("nav button[data-tab='add']")
@@ -124,15 +152,15 @@ def test_upload_check_save_then_home_assistant_lists_it(
             assert "grandma" in names
             assert sorted(path.name for path in folder.iterdir()) == ["grandma.wav"]
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
-def test_playing_a_voice_streams_its_speech(tiny_model: TinyModel, tmp_path: Path) -> None:
+def test_playing_a_voice_streams_its_speech(slim_model: TinyModel, tmp_path: Path) -> None:
     folder, data = _folders(tmp_path)
 
     async def scenario() -> None:
         async with running_studio(
-            _args(tiny_model, folder, data), StudioSettings(voices_dir=folder)
+            _args(slim_model, folder, data), StudioSettings(voices_dir=folder)
         ) as studio:
             if not await has_speech_api(studio):
                 pytest.skip(NEEDS_SPEECH)
@@ -142,7 +170,7 @@ def test_playing_a_voice_streams_its_speech(tiny_model: TinyModel, tmp_path: Pat
                 playback = await page.evaluate("window.studio.lastPlayback")
                 assert playback["error"] is None and playback["bytes"] > 0, playback
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def _fake_microphone(tmp_path: Path) -> list[str]:
@@ -156,22 +184,22 @@ def _fake_microphone(tmp_path: Path) -> list[str]:
 
 
 @contextlib.asynccontextmanager
-async def studio_with_microphone(tiny_model: TinyModel, tmp_path: Path) -> AsyncIterator:
+async def studio_with_microphone(slim_model: TinyModel, tmp_path: Path) -> AsyncIterator:
     """A studio on `_folders(tmp_path)` open in a browser whose microphone plays a voice."""
     folder, data = _folders(tmp_path)
     settings = StudioSettings(voices_dir=folder)
     async with (
-        running_studio(_args(tiny_model, folder, data), settings) as studio,
+        running_studio(_args(slim_model, folder, data), settings) as studio,
         browser_page(studio, _fake_microphone(tmp_path)) as page,
     ):
         yield page
 
 
-def test_record_with_the_microphone_trim_and_save(tiny_model: TinyModel, tmp_path: Path) -> None:
+def test_record_with_the_microphone_trim_and_save(slim_model: TinyModel, tmp_path: Path) -> None:
     folder = tmp_path / "voices"  # made by studio_with_microphone
 
     async def scenario() -> None:
-        async with studio_with_microphone(tiny_model, tmp_path) as page:
+        async with studio_with_microphone(slim_model, tmp_path) as page:
             await page.click("nav button[data-tab='add']")
             await page.click("#add-record")
             await page.wait_for_function(
@@ -191,15 +219,15 @@ def test_record_with_the_microphone_trim_and_save(tiny_model: TinyModel, tmp_pat
         assert info.samplerate == 24000 and info.channels == 1
         assert info.duration == pytest.approx(3.5, abs=0.05)  # trimmed to 1 .. 4.5 s
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
-def test_rename_delete_and_default_survive_a_restart(tiny_model: TinyModel, tmp_path: Path) -> None:
+def test_rename_delete_and_default_survive_a_restart(slim_model: TinyModel, tmp_path: Path) -> None:
     folder, data = _folders(tmp_path)
     write_voice_wav(folder / "anne.wav", 2.0, seed=6)
     write_voice_wav(folder / "bob.wav", 2.0, seed=7)
     write_voice_wav(folder / "carl.wav", 2.0, seed=8)
-    args = _args(tiny_model, folder, data)
+    args = _args(slim_model, folder, data)
     settings = StudioSettings(voices_dir=folder)
 
     async def first_run() -> None:
@@ -228,17 +256,17 @@ def test_rename_delete_and_default_survive_a_restart(tiny_model: TinyModel, tmp_
                 default = await page.text_content(".voice:has(.badge.default) .name")
                 assert default == "annie"
 
-    asyncio.run(first_run())
+    run(first_run())
     assert sorted(path.name for path in folder.iterdir()) == ["annie.wav", "carl.wav"]
-    asyncio.run(second_run())
+    run(second_run())
 
 
-def test_a_pronunciation_reaches_the_model(tiny_model: TinyModel, tmp_path: Path) -> None:
+def test_a_pronunciation_reaches_the_model(slim_model: TinyModel, tmp_path: Path) -> None:
     folder, data = _folders(tmp_path)
 
     async def scenario() -> None:
         settings = StudioSettings(voices_dir=folder)
-        async with running_studio(_args(tiny_model, folder, data), settings) as studio:
+        async with running_studio(_args(slim_model, folder, data), settings) as studio:
             engine = studio.server.engine
             spoken: list[str] = []
             speak = engine._speak
@@ -267,15 +295,15 @@ def test_a_pronunciation_reaches_the_model(tiny_model: TinyModel, tmp_path: Path
         saved = (data / "pronunciations" / "en.txt").read_text()
         assert "Nguyen -> Win" in saved
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
-def test_status_shows_models_queue_and_last_requests(tiny_model: TinyModel, tmp_path: Path) -> None:
+def test_status_shows_models_queue_and_last_requests(slim_model: TinyModel, tmp_path: Path) -> None:
     folder, data = _folders(tmp_path)
 
     async def scenario() -> None:
         settings = StudioSettings(voices_dir=folder)
-        async with running_studio(_args(tiny_model, folder, data), settings) as studio:
+        async with running_studio(_args(slim_model, folder, data), settings) as studio:
             await synthesize(studio.server.port, "Good morning.", voice="alba")
             async with browser_page(studio) as page:
                 await page.click("nav button[data-tab='status']")
@@ -287,7 +315,7 @@ def test_status_shows_models_queue_and_last_requests(tiny_model: TinyModel, tmp_
                 assert "places in use" in await page.text_content("#status-queue")
                 await shot(page, "status")
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 RECORD_IN_PAGE = """async (mime) => {
@@ -313,14 +341,14 @@ RECORD_IN_PAGE = """async (mime) => {
     ("mime", "suffix"), [("audio/webm;codecs=opus", "webm"), ("audio/mp4", "m4a")]
 )
 def test_a_browser_recording_file_is_taken(
-    tiny_model: TinyModel, tmp_path: Path, mime: str, suffix: str
+    slim_model: TinyModel, tmp_path: Path, mime: str, suffix: str
 ) -> None:
     """What browsers' own recorders make (webm/opus; mp4 where MediaRecorder has it) is decoded
     by the browser and sent as WAV: the server needs no decoder for it."""
     folder = tmp_path / "voices"  # made by studio_with_microphone
 
     async def scenario() -> None:
-        async with studio_with_microphone(tiny_model, tmp_path) as page:
+        async with studio_with_microphone(slim_model, tmp_path) as page:
             encoded = await page.evaluate(RECORD_IN_PAGE, mime)
             if encoded is None:
                 pytest.skip(f"this chromium's MediaRecorder cannot make {mime}")
@@ -338,7 +366,7 @@ def test_a_browser_recording_file_is_taken(
             await page.wait_for_selector(f".voice[data-voice='from{suffix}']", state="attached")
         assert soundfile.info(str(folder / f"from{suffix}.wav")).samplerate == 24000
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 EVIL_PAGE = """<!doctype html><script>
@@ -366,7 +394,7 @@ async function attack(studio, wav) {
 
 
 def test_a_page_of_another_origin_cannot_change_voices(
-    tiny_model: TinyModel, tmp_path: Path
+    slim_model: TinyModel, tmp_path: Path
 ) -> None:
     folder, data = _folders(tmp_path)
     write_voice_wav(folder / "anne.wav", 2.0, seed=6)
@@ -374,7 +402,7 @@ def test_a_page_of_another_origin_cannot_change_voices(
 
     async def scenario() -> None:
         settings = StudioSettings(voices_dir=folder)
-        async with running_studio(_args(tiny_model, folder, data), settings) as studio:
+        async with running_studio(_args(slim_model, folder, data), settings) as studio:
             evil = web.Application()
             evil.router.add_get(
                 "/", lambda _: web.Response(text=EVIL_PAGE, content_type="text/html")
@@ -397,11 +425,11 @@ def test_a_page_of_another_origin_cannot_change_voices(
         assert results["readPage"] == "blocked" and results["deleteJson"] == "blocked"
         assert sorted(path.name for path in folder.iterdir()) == ["anne.wav"]
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_over_plain_http_from_another_host_recording_needs_https_upload_works(
-    tiny_model: TinyModel, tmp_path: Path
+    slim_model: TinyModel, tmp_path: Path
 ) -> None:
     """Opened as http://homeassistant.local:PORT/ (chromium resolves the name to the loopback
     server), the page is not a secure context, as Home Assistant's usual address is not: it
@@ -411,7 +439,7 @@ def test_over_plain_http_from_another_host_recording_needs_https_upload_works(
 
     async def scenario() -> None:
         settings = StudioSettings(voices_dir=folder)
-        async with running_studio(_args(tiny_model, folder, data), settings) as studio:
+        async with running_studio(_args(slim_model, folder, data), settings) as studio:
             port = studio.url.rsplit(":", 1)[1].rstrip("/")
             remote = f"http://homeassistant.local:{port}/"
             rules = ["--host-resolver-rules=MAP homeassistant.local 127.0.0.1"]
@@ -437,18 +465,18 @@ def test_over_plain_http_from_another_host_recording_needs_https_upload_works(
                 assert not await local.is_disabled("#add-record")
         assert sorted(path.name for path in folder.iterdir()) == ["phone.wav"]
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="a read-only bind mount needs root")
 def test_a_read_only_voices_folder_is_said_on_the_voices_and_add_screens(
-    tiny_model: TinyModel, tmp_path: Path
+    slim_model: TinyModel, tmp_path: Path
 ) -> None:
     folder, data = _folders(tmp_path)
 
     async def scenario() -> None:
         settings = StudioSettings(voices_dir=folder)
-        async with running_studio(_args(tiny_model, folder, data), settings) as studio:
+        async with running_studio(_args(slim_model, folder, data), settings) as studio:
             with read_only(folder):
                 async with browser_page(studio) as page:
                     said = await page.inner_text("#voices-folder")
@@ -458,4 +486,4 @@ def test_a_read_only_voices_folder_is_said_on_the_voices_and_add_screens(
                     assert await page.is_disabled("#add-file")
                     await shot(page, "read-only")
 
-    asyncio.run(scenario())
+    run(scenario())

@@ -24,12 +24,12 @@ pytestmark = pytest.mark.timeout(240)
 
 
 def test_a_saved_voice_is_encoded_before_the_studio_reports_it(
-    tiny_model: TinyModel, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    slim_model: TinyModel, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     configured = write_voice_wav(tmp_path / "configured" / "alba.wav", 2.0, seed=1)
     (tmp_path / "voices").mkdir()
     args = model_args(
-        tiny_model,
+        slim_model,
         {"alba": configured},
         "--voices-dir",
         str(tmp_path / "voices"),

@@ -41,11 +41,11 @@ async def _save(
         return response.status, await response.json()
 
 
-def _args(tiny_model: TinyModel, root: Path) -> list[str]:
+def _args(slim_model: TinyModel, root: Path) -> list[str]:
     voice = write_voice_wav(root / "configured" / "alba.wav", 2.0, seed=1)
     (root / "voices").mkdir()
     return model_args(
-        tiny_model,
+        slim_model,
         {"alba": voice},
         "--voices-dir",
         str(root / "voices"),
@@ -54,13 +54,13 @@ def _args(tiny_model: TinyModel, root: Path) -> list[str]:
     )
 
 
-def test_bad_uploads_and_foreign_requests_are_refused(tiny_model: TinyModel, tmp_path: Path):
+def test_bad_uploads_and_foreign_requests_are_refused(slim_model: TinyModel, tmp_path: Path):
     root = tmp_path / "root"
     good = write_voice_wav(tmp_path / "good.wav", 12.0, seed=4).read_bytes()
     settings = StudioSettings(voices_dir=root / "voices")
 
     async def scenario() -> None:
-        async with running_studio(_args(tiny_model, root), settings) as studio:
+        async with running_studio(_args(slim_model, root), settings) as studio:
             async with aiohttp.ClientSession() as session:
                 csrf = {CSRF_HEADER: await studio.csrf(session)}
                 before = _written(root)
@@ -109,10 +109,10 @@ def test_bad_uploads_and_foreign_requests_are_refused(tiny_model: TinyModel, tmp
     asyncio.run(scenario())
 
 
-def test_add_on_mode_only_lets_the_ingress_proxy_in(tiny_model: TinyModel, tmp_path: Path):
+def test_add_on_mode_only_lets_the_ingress_proxy_in(slim_model: TinyModel, tmp_path: Path):
     root = tmp_path / "root"
     good = write_voice_wav(tmp_path / "good.wav", 12.0, seed=4).read_bytes()
-    args = _args(tiny_model, root)
+    args = _args(slim_model, root)
 
     async def attempt(settings: StudioSettings) -> tuple[int, int]:
         async with running_studio(args, settings) as studio, aiohttp.ClientSession() as session:
@@ -135,12 +135,12 @@ def test_add_on_mode_only_lets_the_ingress_proxy_in(tiny_model: TinyModel, tmp_p
     asyncio.run(scenario())
 
 
-def test_with_a_token_the_page_is_opened_once_with_it(tiny_model: TinyModel, tmp_path: Path):
+def test_with_a_token_the_page_is_opened_once_with_it(slim_model: TinyModel, tmp_path: Path):
     root = tmp_path / "root"
     settings = StudioSettings(root / "voices", token="s3cret")
 
     async def scenario() -> None:
-        async with running_studio(_args(tiny_model, root), settings) as studio:
+        async with running_studio(_args(slim_model, root), settings) as studio:
             jar = aiohttp.CookieJar(unsafe=True)  # a browser keeps cookies of 127.0.0.1 too
             async with aiohttp.ClientSession(cookie_jar=jar) as session:
                 for url in (studio.url, studio.url + "studio/api/voices"):
@@ -180,7 +180,7 @@ def _said(answer: tuple[int, dict]) -> tuple[int, str, str]:
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="a read-only bind mount needs root")
 def test_each_refusal_reaches_the_page_with_its_own_message(
-    tiny_model: TinyModel, tmp_path: Path
+    slim_model: TinyModel, tmp_path: Path
 ) -> None:
     """Through the HTTP side's real app and its error middleware: the studio's own status, code
     and message, never aiohttp's reason phrase ("Not Found", "Conflict")."""
@@ -189,7 +189,7 @@ def test_each_refusal_reaches_the_page_with_its_own_message(
     junk = b"<html>not a wav</html>" * 100
     with pytest.raises(SampleRefused) as refused:
         sample_check.decode(junk)
-    args = _args(tiny_model, root)
+    args = _args(slim_model, root)
     write_voice_wav(root / "voices" / "grandma.wav", 2.0, seed=2)
     settings = StudioSettings(voices_dir=root / "voices")
 

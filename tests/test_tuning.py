@@ -21,7 +21,7 @@ from pocket_tts import TTSModel
 
 from bench.tuning import parse_decision
 from wyoming_pocket_tts.cli import parse_settings
-from wyoming_pocket_tts.engine import decisions, tuning
+from wyoming_pocket_tts.engine import decisions, timing, tuning
 from wyoming_pocket_tts.engine.advice import SLOW_RTF, log_speed_verdict
 from wyoming_pocket_tts.engine.chunking import chunks
 from wyoming_pocket_tts.engine.timing import LONG_TEXT, SHORT_TEXT, Speed
@@ -30,7 +30,7 @@ from wyoming_pocket_tts.settings import ModelSettings
 
 from .conftest import model_args
 from .model_factory import TinyModel, build_tiny_model
-from .support import ServerProcess, synthesize
+from .support import ServerProcess, running_server, synthesize
 
 FRAMES = 3
 """A very short timed generation: enough for both figures, cheap on 2 shared cores."""
@@ -352,3 +352,30 @@ def test_threads_flag_rejects_other_values(capsys: pytest.CaptureFixture[str], v
         parse_settings(["--threads", value])
     assert exit_info.value.code == 2
     assert "--threads" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("timed_frames", "expected"), [(2, 2), (None, timing.FRAMES)])
+def test_the_timed_frames_setting_reaches_the_start_s_timing_through_the_server(
+    slim_model: TinyModel,
+    voices: dict[str, Path],
+    monkeypatch: pytest.MonkeyPatch,
+    timed_frames: int | None,
+    expected: int,
+) -> None:
+    """`EngineSettings.timed_frames` goes from the server's settings through its model pool to
+    the timed generation at the end of the model's load (None: the server's own count)."""
+    asked: list[int] = []
+    real = tuning.time_serving
+
+    def recorded(model: TTSModel, frames: int, *args: object) -> Speed:
+        asked.append(frames)
+        return real(model, frames, *args)
+
+    monkeypatch.setattr(tuning, "time_serving", recorded)
+
+    async def start() -> None:
+        async with running_server(model_args(slim_model, voices), timed_frames=timed_frames):
+            pass
+
+    asyncio.run(start())
+    assert asked == [expected]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from wyoming_pocket_tts.engine.rule import MIN_MARGIN, REAL_TIME, Config, choose, real_time_floor
-from wyoming_pocket_tts.engine.timing import Speed
+from wyoming_pocket_tts.engine.timing import Speed, interleaved
 
 FP32_1, INT8_1, FP32_2, INT8_2 = (
     Config(1, False),
@@ -169,3 +169,13 @@ def test_a_burst_on_the_fastest_alone_does_not_hand_the_choice_to_the_baseline()
     choice = choose(figures)
     assert choice.config == INT8_1 and choice.provisional
     assert "provisional" in choice.confidence and "within" in choice.confidence
+
+
+def test_rounds_alternate_their_order_so_drift_falls_on_every_choice_alike() -> None:
+    assert list(interleaved(["a", "b", "c"], 4)) == [
+        ["a", "b", "c"],
+        ["c", "b", "a"],
+        ["a", "b", "c"],
+        ["c", "b", "a"],
+    ]
+    assert list(interleaved(["a"], 0)) == []

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from ..host import set_torch_threads, torch_threads
 from .decisions import DecisionStore
 from .rule import Choice, Config, best, choose
-from .timing import Abandoned, Speed, time_serving
+from .timing import Abandoned, Speed, interleaved, time_serving
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
@@ -67,8 +67,8 @@ def compare(
     interleaved rounds and choose; raises `Abandoned` once `cancel` is set."""
     started, cpu = time.monotonic(), time.process_time()
     times: dict[Config, list[Speed]] = {config: [] for config in configs}
-    for number in range(max(rounds, 1)):
-        for config in configs if number % 2 == 0 else reversed(configs):
+    for order in interleaved(configs, max(rounds, 1)):
+        for config in order:
             set_torch_threads(config.threads)
             speed = time_serving(variants[config.quantize], frames, cancel)
             _LOGGER.debug("Timing %s: %s", config.label, speed)

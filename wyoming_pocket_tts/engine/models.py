@@ -117,7 +117,9 @@ class ModelPool:
         release_freed_memory()
 
     def _load(self, settings: ModelSettings) -> LoadedModel:
-        model, tuning = load_tuned_model(settings, self._engine.data_dir)
+        model, tuning = load_tuned_model(
+            settings, self._engine.data_dir, frames=self._engine.timed_frames
+        )
         self.loads += 1
         report_voice_cloning(model, self._failures, settings.code)
         self._threads = tuning.threads

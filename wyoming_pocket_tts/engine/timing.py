@@ -13,13 +13,15 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..audio.pcm import to_pcm16
 from .chunking import chunks
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
@@ -55,6 +57,13 @@ class Speed:
 
 class Abandoned(Exception):
     """A timed generation was cut short by its `cancel` event (a request came)."""
+
+
+def interleaved(items: Sequence[T], rounds: int) -> Iterator[list[T]]:
+    """Each round's order: `items` as given, then reversed, and so on (A B, B A, ...), so that
+    a drift in the host's load falls on every item alike."""
+    for number in range(rounds):
+        yield list(items) if number % 2 == 0 else list(reversed(items))
 
 
 def time_serving(

@@ -113,12 +113,14 @@ def load_tuned_model(
     settings: ModelSettings,
     data_dir: Path | None,
     *,
-    frames: int = FRAMES,
+    frames: int | None = None,
     rounds: int = ROUNDS,
 ) -> tuple[TTSModel, Tuning]:
     """Load the model (quantised or not, on how many threads, as the settings say or this host's
-    speed decides), warmed up and timed. Runs on the engine thread; takes a few seconds more
-    than a plain load when `auto` has to compare, a fraction of a second otherwise."""
+    speed decides), warmed up and timed over `frames` frames (None: `FRAMES`). Runs on the
+    engine thread; takes a few seconds more than a plain load when `auto` has to compare, a
+    fraction of a second otherwise."""
+    frames = frames or FRAMES
     export: BackgroundExport | None = None
     if settings.runtime == "onnx":
         int8, threads = settings.quantize is True, settings.threads or 1
