@@ -243,7 +243,7 @@ def measure(size: str, runs: int, root: Path) -> dict[str, Any]:
         raise SystemExit(f"--onnx needs {', '.join(missing)}: {INSTALL}")
     from pocket_tts import TTSModel
 
-    from wyoming_pocket_tts.engine.graphs import export, quantized
+    from wyoming_pocket_tts.engine.graphs import export, with_int8
 
     files = build_tiny_model(root / "model", size=size, eos=False, link=True)
     fp32 = TTSModel.load_model(config=str(files.config_path))
@@ -253,8 +253,7 @@ def measure(size: str, runs: int, root: Path) -> dict[str, Any]:
     graphs = export(exportable, root / "onnx")
     exported = time.monotonic() - started
     started = time.monotonic()
-    quantized(graphs.lm(False), graphs.lm(True))
-    quantized(graphs.mimi(False), graphs.mimi(True))
+    with_int8(graphs)
     quantize_seconds = time.monotonic() - started
     del exportable
     torch_models: dict[str, TTSModel] = {"torch fp32": copy.deepcopy(fp32)}
@@ -301,7 +300,7 @@ def measure(size: str, runs: int, root: Path) -> dict[str, Any]:
         "quantize_seconds": quantize_seconds,
         "graph_mib": {
             path.name: path.stat().st_size / 2**20
-            for path in (graphs.lm(False), graphs.mimi(False), graphs.lm(True), graphs.mimi(True))
+            for path in (*graphs.files(False), *graphs.files(True))
         },
         "load_average": loads,
         "versions": versions(),

@@ -133,7 +133,9 @@ OPTIONS: dict[str, Option] = {
     "loudness": Option(str, "a string", _value("--loudness")),
     # A bool in 0.1.0; the Supervisor writes its saved true/false as the strings "True"/"False".
     "quantize": Option((str, bool), "auto, on or off", _quantize),
-    "runtime": Option(str, "torch or onnx", _unless_text("--runtime", "torch"), choices=RUNTIMES),
+    "runtime": Option(
+        str, "torch, onnx or auto", _unless_text("--runtime", "torch"), choices=RUNTIMES
+    ),
     # A number may arrive as an integer; the schema's list gives the strings.
     "threads": Option(
         (str, int),

@@ -202,9 +202,11 @@ def build_parser(
         "--runtime",
         choices=RUNTIMES,
         default=_MODEL.runtime,
-        help="what runs each 80 ms frame: torch (default), or onnx: ONNX Runtime graphs exported "
-        "on this host at the first start (minutes of CPU; cached in --data-dir/graphs/), torch "
-        "if that fails",
+        help="what runs each 80 ms frame: torch (default); onnx: ONNX Runtime graphs exported "
+        "on this host at the first start, in the background while torch serves (minutes of CPU; "
+        "cached in --data-dir/graphs/), torch if that fails; auto: the same export, then the "
+        "graphs are timed against torch when idle and the faster by --quantize auto's rule is "
+        "kept (saved in --data-dir)",
     )
     parser.add_argument(
         "--threads",

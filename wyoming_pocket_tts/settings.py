@@ -48,8 +48,9 @@ class VoiceSpec:
     """Speaking rate of this voice (0.5-2.0); None: the server's `SpeechSettings.speed`."""
 
 
-RUNTIMES = ("torch", "onnx")
-"""What `--runtime` accepts: pocket-tts's torch modules, or each frame as ONNX graphs."""
+RUNTIMES = ("torch", "onnx", "auto")
+"""What `--runtime` accepts: pocket-tts's torch modules, each frame as ONNX graphs, or the one
+this host's measurement chooses."""
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,9 @@
 
 pocket-tts's own generation loop (`generate_audio_stream`, its two threads, `stop`, EOS, the
 fade-in) stays as it is. At load, the model's attention becomes `ExportableAttention` and:
-- the flow LM becomes `GraphFlowLM`: a one-latent step with no text (every frame) runs the LM
-  graph, with pocket-tts's noise drawn here in the same order from the same generator; the text
-  or voice prompt (many steps) runs in torch, on the same state;
+- the flow LM becomes `GraphFlowLM`: a frame (one latent, no text) and a prompt (a sentence's
+  text or a voice's audio, no latent) run the LM graph, with pocket-tts's noise drawn here in
+  the same order from the same generator;
 - Mimi becomes `GraphMimi`: `decode_from_latent` on a state runs the Mimi graph per frame;
   Mimi's encoder (voice prompts) stays torch.
 So requests, cancellation (`stop`, checked per frame by pocket-tts) and voice states behave as
@@ -44,7 +44,12 @@ class GraphFlowLM(FlowLMModel):
         noise_clamp: float | None,
         eos_threshold: float,
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        if sequence.shape[1] != 1 or text_embeddings.shape[1] != 0:  # a prompt: torch
+        if sequence.shape[1] == 1 and text_embeddings.shape[1] == 0:  # a frame
+            latent = torch.where(torch.isnan(sequence), self.bos_emb, sequence)
+            embeddings = self.input_linear(latent)
+        elif sequence.shape[1] == 0:  # a prompt
+            embeddings = text_embeddings
+        else:  # both at once: pocket-tts never asks it
             return super()._sample_next_latent(
                 sequence, text_embeddings, model_state, sampler_decode_steps, temp,
                 noise_clamp, eos_threshold,
@@ -55,7 +60,7 @@ class GraphFlowLM(FlowLMModel):
             torch.nn.init.normal_(noise, mean=0.0, std=std)
         else:
             torch.nn.init.trunc_normal_(noise, mean=0.0, std=std, a=-noise_clamp, b=noise_clamp)
-        next_latent, eos = self.graph.step(model_state, sequence, noise)
+        next_latent, eos = self.graph.step(model_state, embeddings, noise)
         return next_latent, eos > eos_threshold
 
 

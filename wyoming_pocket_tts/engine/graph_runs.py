@@ -69,32 +69,33 @@ class _Caches:
 
 
 class LMGraph:
-    """The flow LM's per-frame graph: the next latent and EOS logit of a state."""
+    """The flow LM's graph: the next latent and EOS logit after some steps of a state."""
 
     def __init__(self, path: Path, names: list[str], threads: int) -> None:
         self.session = session(path, threads)
         self.names = names
-        ldim = int(self.session.get_inputs()[0].shape[-1])
-        self.latent, self.noise = torch.empty(1, 1, ldim), torch.empty(1, ldim)
+        self.noise = torch.empty(1, int(self.session.get_inputs()[1].shape[-1]))
 
     def step(
-        self, state: ModelState, latent: torch.Tensor, noise: torch.Tensor
+        self, state: ModelState, embeddings: torch.Tensor, noise: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """The next latent (1, ldim) and the EOS logit (1, 1) after `latent` (1, 1, ldim;
-        NaN: BOS), its K and V written into `state` at its offset (not advanced)."""
+        """The next latent (1, ldim) and the EOS logit (1, 1) after `embeddings` (1, steps,
+        dim: a frame's, or a prompt's), their K and V written into `state` at its offset (not
+        advanced)."""
         binding = self.session.io_binding()
-        self.latent.copy_(latent.reshape(self.latent.shape))
+        embeddings = embeddings.contiguous()
         self.noise.copy_(noise.reshape(self.noise.shape))
         offset = state[self.names[0]]["offset"]
         next_latent, eos = torch.empty_like(self.noise), torch.empty(1, 1)
-        for name, tensor in (("latent", self.latent), ("noise", self.noise), ("offset", offset)):
+        for name, tensor in (("embeddings", embeddings), ("noise", self.noise), ("offset", offset)):
             _bind(binding, name, tensor)
         _bind(binding, "next_latent", next_latent, output=True)
         _bind(binding, "eos", eos, output=True)
-        caches = _Caches([state[name][key] for name in self.names for key in ("k", "v")], 1)
-        caches.bind(binding)
+        caches = [state[name][key] for name in self.names for key in ("k", "v")]
+        rows = _Caches(caches, embeddings.shape[1])
+        rows.bind(binding)
         self.session.run_with_iobinding(binding)
-        caches.write(int(offset), circular=False)
+        rows.write(int(offset), circular=False)
         return next_latent, eos
 
 

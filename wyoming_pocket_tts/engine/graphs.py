@@ -1,4 +1,4 @@
-"""One frame as two ONNX graphs: the flow LM's decode step and Mimi's, exported from the weights.
+"""The flow LM's decode step and Mimi's as ONNX graphs, exported from the weights.
 
 Both are exported with `torch.onnx.export` from a copy of the model whose attention is
 `exportable.ExportableAttention` (K and V written at a tensor offset), without the server's
@@ -9,10 +9,10 @@ state is a graph input and the matching output:
   into its cache input copies the whole cache, per layer and frame: ONNX Runtime does not write
   into a graph input; measured at `english` shapes, 67 of 210 ms per LM step.)
 - Mimi's small convolution states are inputs, and their next values outputs.
-The flow LM's noise comes from the host (pocket-tts's sampling), and its text prompt runs in
-torch on the same cache memory: only the per-frame steps are graphs. int8 is ONNX Runtime's
-dynamic quantisation of the transformers' linear layers (`quantized`). Imports torch and
-pocket-tts; onnx and onnxruntime only where they are used.
+The flow LM's graph takes any number of steps, so a prompt (a sentence's text, a voice's audio)
+runs in it as a frame does; its noise comes from the host (pocket-tts's sampling). int8 is ONNX
+Runtime's dynamic quantisation of the transformers' linear layers (`quantized`). Imports torch
+and pocket-tts; onnx and onnxruntime only where they are used.
 """
 
 from __future__ import annotations
@@ -23,13 +23,13 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import torch
 from pocket_tts.models.flow_lm import drifting_decode, lsd_decode, ot_decode, pointwise_decode
 from pocket_tts.modules.stateful_module import StatefulModule, init_states
 
-from .exportable import ExportableAttention
+from .exportable import LM_SLOTS, ExportableAttention
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
@@ -60,10 +60,12 @@ def _new_rows(state: ModelState, names: list[str]) -> list[torch.Tensor]:
 
 
 class LMStep(torch.nn.Module):
-    """One frame of the flow LM: the backbone on the last latent, EOS logit, the flow head on
-    the host's noise. Inputs: latent (1, 1, ldim; NaN = BOS), noise (1, ldim), offset (1,),
-    then K and V of each layer (read only); outputs: the next latent, the EOS logit, then this
-    frame's K and V rows of each layer."""
+    """The flow LM over some steps of input, given as embeddings (a frame's latent through
+    `input_linear`, or a prompt's text or voice audio): the backbone, then on its last step the
+    EOS logit and the flow head on the host's noise, as pocket-tts's `forward` does. Inputs:
+    embeddings (1, steps, dim; any number of steps), noise (1, ldim), offset (1,), then the K
+    and V of each layer (read only); outputs: the next latent, the EOS logit, then the steps'
+    K and V rows of each layer."""
 
     def __init__(self, model: TTSModel) -> None:
         super().__init__()
@@ -71,16 +73,15 @@ class LMStep(torch.nn.Module):
         self.steps = model.sampler_decode_steps
         self.names = [name for name, _ in _stateful(model.flow_lm, ("transformer",))]
 
-    def forward(self, latent: torch.Tensor, noise: torch.Tensor, offset: torch.Tensor,
-                *caches: torch.Tensor) -> tuple[torch.Tensor, ...]:  # fmt: skip
+    def forward(self, embeddings: torch.Tensor, noise: torch.Tensor, offset: torch.Tensor,
+                caches: list[torch.Tensor]) -> tuple[torch.Tensor, ...]:  # fmt: skip
+        """(`caches` is a list, not `*caches`: the exporter's dynamic shapes refuse varargs.)"""
         flow_lm = self.flow_lm
         state = {
             name: {"offset": offset, "k": caches[2 * i], "v": caches[2 * i + 1]}
             for i, name in enumerate(self.names)
         }
-        sequence = torch.where(torch.isnan(latent), flow_lm.bos_emb, latent)
-        out = flow_lm.transformer(flow_lm.input_linear(sequence), state)
-        out = flow_lm.out_norm(out)
+        out = flow_lm.out_norm(flow_lm.transformer(embeddings, state))
         if flow_lm.z_proj is not None:
             out = flow_lm.z_proj(out)
         out = out[:, -1].to(torch.float32)
@@ -141,9 +142,13 @@ class Graphs:
     def mimi(self, int8: bool) -> Path:
         return self.folder / ("mimi.int8.onnx" if int8 else "mimi.onnx")
 
+    def files(self, int8: bool) -> tuple[Path, Path]:
+        """The flow LM's graph and Mimi's, of one precision."""
+        return self.lm(int8), self.mimi(int8)
+
     @property
     def has_int8(self) -> bool:
-        return self.lm(True).is_file() and self.mimi(True).is_file()
+        return all(path.is_file() for path in self.files(True))
 
     @classmethod
     def read(cls, folder: Path) -> Graphs:
@@ -175,9 +180,12 @@ def export(model: TTSModel, folder: Path) -> Graphs:
     graphs = Graphs(folder, lm_step.names, mimi_step.conv_names, mimi_step.attention)
     with torch.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        _export(lm_step, (torch.zeros(1, 1, ldim), torch.zeros(1, ldim), offset, *lm_caches),
-                graphs.lm(False), ["latent", "noise", "offset", *lm_names],
-                ["next_latent", "eos", *[f"{n}_new" for n in lm_names]])  # fmt: skip
+        steps = torch.export.Dim("steps", min=1, max=LM_SLOTS)
+        embeddings = torch.zeros(1, 8, model.flow_lm.dim)
+        _export(lm_step, (embeddings, torch.zeros(1, ldim), offset, lm_caches),
+                graphs.lm(False), ["embeddings", "noise", "offset", *lm_names],
+                ["next_latent", "eos", *[f"{n}_new" for n in lm_names]],
+                dynamic_shapes=({1: steps}, None, None, [None] * len(lm_caches)))  # fmt: skip
         _export(mimi_step, (torch.zeros(1, 1, ldim), offset, *convs, *mimi_caches),
                 graphs.mimi(False), ["latent", "offset", *conv_names, *mimi_cache_names],
                 ["audio", *[f"{n}_out" for n in conv_names],
@@ -188,12 +196,14 @@ def export(model: TTSModel, folder: Path) -> Graphs:
     return graphs
 
 
-def _export(module: torch.nn.Module, inputs: tuple[torch.Tensor, ...], path: Path,
-            input_names: list[str], output_names: list[str]) -> None:  # fmt: skip
+def _export(module: torch.nn.Module, inputs: tuple[Any, ...], path: Path,
+            input_names: list[str], output_names: list[str],
+            dynamic_shapes: tuple[Any, ...] | None = None) -> None:  # fmt: skip
     program = torch.onnx.export(
         module,
         inputs,
         dynamo=True,
+        dynamic_shapes=dynamic_shapes,
         opset_version=OPSET,
         input_names=input_names,
         output_names=output_names,
@@ -207,8 +217,8 @@ def _export(module: torch.nn.Module, inputs: tuple[torch.Tensor, ...], path: Pat
 
 def with_int8(graphs: Graphs) -> None:
     """Write the int8 graphs beside the fp32 ones (`quantized`)."""
-    quantized(graphs.lm(False), graphs.lm(True))
-    quantized(graphs.mimi(False), graphs.mimi(True))
+    for fp32, int8 in zip(graphs.files(False), graphs.files(True), strict=True):
+        quantized(fp32, int8)
 
 
 def quantized(path: Path, target: Path) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections import OrderedDict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..host import release_freed_memory, set_torch_threads
@@ -139,9 +139,7 @@ class ModelPool:
             return None
         folder = self._engine.data_dir / "voice-states"
         try:
-            # ONNX graphs make voice states with torch fp32 (`graph_model`), so they share them
-            made_by = replace(settings, quantize=False) if settings.runtime == "onnx" else settings
-            return VoiceStateStore(folder, model_identity(made_by))
+            return VoiceStateStore(folder, model_identity(settings))
         except OSError as error:
             _LOGGER.warning("Voice states will not be saved (%s): %s", folder, error)
             return None

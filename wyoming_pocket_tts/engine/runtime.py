@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 _LOGGER = logging.getLogger(__name__)
 
-GRAPHS_VERSION = 1
+GRAPHS_VERSION = 2
 """Of the export's code (`graphs`, `exportable`): a change exports again."""
 _FOLDER = "graphs"
 _PACKAGES = ("pocket-tts", "torch", "onnx", "onnxruntime")

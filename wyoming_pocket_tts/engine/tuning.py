@@ -86,8 +86,11 @@ class Tuning:
     pending: Remeasurement | None = field(default=None, compare=False)
     """A provisional decision's next comparison (run when idle, `comparison`), else None."""
     export: BackgroundExport | None = field(default=None, compare=False)
-    """`--runtime onnx`'s graphs being exported while torch serves (`graph_export`), else
-    None."""
+    """`--runtime onnx`'s or `auto`'s graphs being exported (or loaded) while torch serves
+    (`graph_export`), else None."""
+    runtimes: Remeasurement | None = field(default=None, compare=False)
+    """`--runtime auto`: the comparison of torch (as it serves) with the graphs, to run once the
+    export is done (`with_graphs`), else None."""
 
     @property
     def provisional(self) -> bool:
@@ -121,6 +124,8 @@ def load_tuned_model(
     engine thread; takes a few seconds more than a plain load when `auto` has to compare, a
     fraction of a second otherwise."""
     frames = frames or FRAMES
+    if settings.runtime == "auto":
+        return _load_auto(settings, data_dir, frames, rounds)
     export: BackgroundExport | None = None
     if settings.runtime == "onnx":
         int8, threads = settings.quantize is True, settings.threads or 1
@@ -136,6 +141,51 @@ def load_tuned_model(
         export.start()
         tuning = replace(tuning, export=export)
     return model, tuning
+
+
+def _load_auto(
+    settings: ModelSettings, data_dir: Path | None, frames: int, rounds: int
+) -> tuple[TTSModel, Tuning]:
+    """`--runtime auto`: the runtime a settled saved decision names; else torch as `--runtime
+    torch` decides, with the graphs exported (or loaded) in the background and compared with
+    it when the engine is idle (`with_graphs`): an export takes far longer than a start may.
+    The graphs run fp32 unless `--quantize on` (ONNX Runtime's int8 moves the audio more than
+    torch's does), on 1 thread unless `--threads`."""
+    graphs = Config(settings.threads or 1, settings.quantize is True, onnx=True)
+    store = DecisionStore(data_dir / _FOLDER) if data_dir is not None else None
+    key = host_key(settings, onnx=True)
+    saved = store.read(key) if store is not None else None
+    ready = not needs_export(settings, data_dir, graphs.quantize)  # else minutes to export
+    if saved is not None and not saved["provisional"] and (ready or not saved["onnx"]):
+        chosen = Config(saved["threads"], saved["quantize"], saved["onnx"])
+        fixed = replace(settings, quantize=chosen.quantize, threads=chosen.threads)
+        reason = f"--runtime auto, saved on {saved['measured']}: {figures_text(saved['figures'])}"
+        loaded = (
+            _load_onnx(replace(fixed, runtime="onnx"), data_dir, frames)
+            if chosen.onnx
+            else _load_torch(replace(fixed, runtime="torch"), data_dir, frames, rounds)
+        )
+        if loaded is not None:
+            model, tuning = loaded
+            return model, replace(tuning, reason=reason, confidence=_saved_confidence(saved))
+    model, tuning = _load_torch(replace(settings, runtime="torch"), data_dir, frames, rounds)
+    serving = Config(tuning.threads, bool(tuning.settings.quantize))
+    export = BackgroundExport(
+        replace(settings, runtime="onnx"), data_dir, graphs.quantize, graphs.threads
+    )
+    export.start()  # after the torch model's timing, which it would disturb
+    variants = {serving.variant: model}
+    runtimes = Remeasurement(variants, [serving, graphs], frames, rounds, store, key)
+    return model, replace(tuning, export=export, runtimes=runtimes)
+
+
+def with_graphs(tuning: Tuning, model: TTSModel) -> Tuning:
+    """`--runtime auto` once the export is done: `model` (on the graphs) joins the comparison
+    with torch, which becomes the pending measurement (run when idle, `comparison`)."""
+    assert tuning.runtimes is not None
+    graphs = next(config for config in tuning.runtimes.configs if config.onnx)
+    tuning.runtimes.variants[graphs.variant] = model
+    return replace(tuning, export=None, runtimes=None, pending=tuning.runtimes)
 
 
 def _load_torch(
@@ -169,7 +219,7 @@ def _load_torch(
             provisional = choice.provisional
         else:
             provisional = True
-        model = variants[chosen.quantize]
+        model = variants[chosen.variant]
         if provisional:  # both variants stay loaded until a comparison settles it
             pending = Remeasurement(variants, configs, frames, rounds, store, key)
             reason += "; provisional: measured again when idle"
@@ -196,11 +246,12 @@ def retuned(tuning: Tuning, comparison: Comparison) -> tuple[TTSModel, Tuning]:
     assert tuning.pending is not None
     choice = comparison.choice
     pending = tuning.pending if choice.provisional and tuning.pending.wanted else None
-    model = tuning.pending.variants[choice.config.quantize]
+    model = tuning.pending.variants[choice.config.variant]
     reason = f"auto, measured again when idle: {figures_text(comparison.figures)}"
     if pending is not None:
         reason += "; provisional: measured again when idle"
-    resolved = replace(tuning.settings, quantize=choice.config.quantize)
+    runtime = "onnx" if choice.config.onnx else "torch"
+    resolved = replace(tuning.settings, quantize=choice.config.quantize, runtime=runtime)
     speed = comparison.figures[choice.config.label]
     return model, Tuning(resolved, choice.config.threads, speed, reason, choice.confidence, pending)
 
@@ -223,12 +274,13 @@ def warm_up(model: TTSModel, state: dict) -> None:
                 pass
 
 
-def _variants(model: TTSModel, configs: list[Config]) -> dict[bool, TTSModel]:
+def _variants(model: TTSModel, configs: list[Config]) -> dict[tuple[bool, bool], TTSModel]:
     """The fp32 model and, if a configuration runs int8, an int8 copy; both warmed up (their
     first-call costs kept out of the comparison)."""
-    variants = {False: model}
+    fp32, int8 = Config(1, False).variant, Config(1, True).variant
+    variants = {fp32: model}
     if any(config.quantize for config in configs):
-        variants[True] = _int8_copy(model)
+        variants[int8] = _int8_copy(model)
     set_torch_threads(1)
     for variant in variants.values():
         serve(variant, SHORT_TEXT, 1)
@@ -236,7 +288,7 @@ def _variants(model: TTSModel, configs: list[Config]) -> dict[bool, TTSModel]:
 
 
 def _saved_confidence(saved: dict[str, Any]) -> str:
-    config = Config(saved["threads"], saved["quantize"])
+    config = Config(saved["threads"], saved["quantize"], saved["onnx"])
     choice = Choice(config, "", saved["gain"], saved["noise"], saved["provisional"])
     return choice.confidence
 

@@ -29,7 +29,7 @@ from .models import LoadedModel, ModelPool, ModelUnavailable
 from .request import Piece, SpeechRequest
 from .scheduler import IDLE, Scheduler
 from .timing import Abandoned
-from .tuning import Tuning, on_graphs, retuned, warm_up
+from .tuning import Tuning, on_graphs, retuned, warm_up, with_graphs
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
@@ -100,11 +100,12 @@ class Engine:
         return comparison.REMEASURE_AFTER if self.models.pending() else None
 
     def _measure_again(self) -> None:
-        """Idle: switch to graphs exported meanwhile (re-measuring waits for that), or measure
-        a provisional speed decision again; a request arriving stops either."""
+        """Idle: switch to graphs exported meanwhile (or, `--runtime auto`, compare them with
+        torch: re-measuring waits for exports), or measure a provisional speed decision again;
+        a request arriving stops either."""
+        for loaded in self.models.exporting():
+            self._switch(loaded)
         if self.models.exporting():
-            for loaded in self.models.exporting():
-                self._switch(loaded)
             return
         for loaded in self.models.pending():
             assert loaded.tuning.pending is not None
@@ -116,7 +117,8 @@ class Engine:
             log_speed_verdict(tuning)
 
     def _switch(self, loaded: LoadedModel) -> None:
-        """Serve `loaded` on its graphs once their export has finished (timed first)."""
+        """Serve `loaded` on its graphs once their export has finished (timed first); for
+        `--runtime auto`, make them the pending comparison with torch instead."""
         export = loaded.tuning.export
         assert export is not None
         if not export.done.is_set():
@@ -131,7 +133,15 @@ class Engine:
             except Abandoned:
                 return  # a request came: the next idle moment times it again
         if switched is None:  # the export failed (its warning said why): torch stays
-            loaded.tuning = dataclasses.replace(loaded.tuning, export=None)
+            loaded.tuning = dataclasses.replace(loaded.tuning, export=None, runtimes=None)
+            return
+        if loaded.tuning.runtimes is not None:
+            loaded.tuning = with_graphs(loaded.tuning, switched[0])
+            _LOGGER.info(
+                "The %s model's graphs run (%s): compared with torch now (--runtime auto)",
+                export.settings.code,
+                switched[1].speed,
+            )
             return
         self.models.retune(loaded, *switched)
         _LOGGER.info(
