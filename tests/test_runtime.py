@@ -26,12 +26,12 @@ from pocket_tts import TTSModel
 from wyoming.client import AsyncTcpClient
 from wyoming.tts import Synthesize
 
-from wyoming_pocket_tts.engine import runtime
+from wyoming_pocket_tts.engine import comparison, runtime
 from wyoming_pocket_tts.engine.exportable import from_pocket_state, to_pocket_state
 from wyoming_pocket_tts.engine.graph_model import runs_graphs, use_graphs
 from wyoming_pocket_tts.engine.graph_runs import LMGraph
 from wyoming_pocket_tts.engine.graphs import Graphs
-from wyoming_pocket_tts.engine.timing import LONG_TEXT, empty_voice
+from wyoming_pocket_tts.engine.timing import LONG_TEXT, Speed, empty_voice
 from wyoming_pocket_tts.settings import ModelSettings
 
 from .conftest import model_args
@@ -362,3 +362,57 @@ def test_without_cached_graphs_torch_serves_until_the_background_export_is_done(
     assert differing(after, before, 1) == 0.0
     settings = ModelSettings(model=None, config=str(endless_model.config_path), code="en")
     assert not runtime.needs_export(settings, data, False)
+
+
+@pytest.mark.parametrize("graphs_faster", [True, False])
+def test_auto_times_the_graphs_against_torch_when_idle_and_the_next_start_keeps_the_choice(
+    endless_model: TinyModel,
+    voices: dict[str, Path],
+    exported: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    graphs_faster: bool,
+) -> None:
+    """`--runtime auto`: `Ready` on torch, the graphs loaded in the background, then, idle, both
+    timed by `--quantize auto`'s rule; the faster serves from then on and the decision is saved,
+    so the next start loads that runtime without timing anything. The timings are injected
+    (the real ones, with the graphs' first audio halved or doubled) because which runtime is
+    faster on a tiny random model is noise; the rule itself is tests/test_tuning_rule.py's."""
+    real = comparison.time_serving
+
+    def injected(model: TTSModel, *args: object, **kwargs: object) -> Speed:
+        speed = real(model, *args, **kwargs)  # type: ignore[arg-type]
+        if not runs_graphs(model):
+            return speed
+        factor = 0.5 if graphs_faster else 2.0
+        return replace(speed, first_audio=speed.first_audio * factor)
+
+    monkeypatch.setattr(comparison, "time_serving", injected)
+    data = server_data(exported, tmp_path, "auto")
+    args = [*model_args(endless_model, {"b": voices["b"]}), "--runtime", "auto"]
+    args += ["--quantize", "off", "--data-dir", str(data)]
+    chosen = "onnx" if graphs_faster else "torch"
+
+    async def scenario() -> tuple[str, str]:
+        async with running_server(args) as server:
+            engine = server.engine
+            assert engine.tuning is not None and engine.tuning.runtimes is not None
+            assert engine.tuning.settings.runtime == "torch"
+            deadline = time.monotonic() + 120
+            while engine.tuning.runtimes is not None or engine.tuning.pending is not None:
+                assert time.monotonic() < deadline, engine.tuning
+                await asyncio.sleep(0.5)
+            assert engine.tuning.settings.runtime == chosen
+            reply = await synthesize(server.port or 0, "Lights on.", voice="b")
+            assert len(reply.audio) > 0
+            first = engine.tuning.reason
+        async with running_server(args) as server:
+            assert server.engine.tuning is not None
+            assert server.engine.tuning.export is None  # nothing to export or compare
+            assert server.engine.tuning.settings.runtime == chosen
+            return first, server.engine.tuning.reason
+
+    measured, restarted = asyncio.run(scenario())
+    assert measured.startswith("auto, measured again when idle: fp32 x1: first audio")
+    assert "onnx fp32 x1: first audio" in measured
+    assert restarted.startswith("--runtime auto, saved on ")
