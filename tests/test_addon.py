@@ -367,7 +367,11 @@ def test_quantize_option_maps_to_the_flag(
 
 @pytest.mark.parametrize(
     ("value", "flags", "runtime"),
-    [("torch", [], "torch"), ("onnx", ["--runtime", "onnx"], "onnx")],
+    [
+        ("torch", [], "torch"),
+        ("onnx", ["--runtime", "onnx"], "onnx"),
+        ("auto", ["--runtime", "auto"], "auto"),
+    ],
 )
 def test_runtime_option_maps_to_the_flag(value: str, flags: list[str], runtime: str) -> None:
     argv = options_to_argv({"runtime": value})
