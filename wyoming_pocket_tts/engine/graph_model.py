@@ -84,6 +84,19 @@ def use_graphs(model: TTSModel, graphs: Graphs, int8: bool, threads: int) -> Non
     model.flow_lm.__class__ = GraphFlowLM
     object.__setattr__(model.mimi, "graph", mimi)
     model.mimi.__class__ = GraphMimi
+    _release_torch_weights(model)
+
+
+def _release_torch_weights(model: TTSModel) -> None:
+    """Empty the torch weights of the modules the graphs run (they hold their own copies):
+    about 400 MiB at `english` shapes. Each parameter keeps its dtype and device (state
+    initialisation reads them); a call that still reached one would fail, not run torch."""
+    flow_lm, mimi = model.flow_lm, model.mimi
+    modules = [flow_lm.transformer, flow_lm.out_norm, flow_lm.out_eos, flow_lm.flow_net]
+    modules += [getattr(mimi, "upsample", None), mimi.decoder_transformer, mimi.decoder]
+    for module in filter(None, modules):
+        for parameter in module.parameters():
+            parameter.data = torch.empty(0, dtype=parameter.dtype, device=parameter.device)
 
 
 def runs_graphs(model: TTSModel) -> bool:
