@@ -32,10 +32,12 @@ from wyoming_pocket_tts.engine.graph_model import runs_graphs, use_graphs
 from wyoming_pocket_tts.engine.graph_runs import LMGraph
 from wyoming_pocket_tts.engine.graphs import Graphs
 from wyoming_pocket_tts.engine.timing import LONG_TEXT, Speed, empty_voice
+from wyoming_pocket_tts.http.studio import StudioSettings
 from wyoming_pocket_tts.settings import ModelSettings
 
 from .conftest import model_args
 from .model_factory import TinyModel, expected_frames
+from .studio_support import running_studio, status, until
 from .support import (
     ServerProcess,
     pcm_samples,
@@ -399,16 +401,16 @@ def test_auto_times_the_graphs_against_torch_when_idle_and_the_next_start_keeps_
     chosen = "onnx" if graphs_faster else "torch"
 
     async def scenario() -> tuple[str, str]:
-        async with running_server(args) as server:
-            engine = server.engine
+        async with running_studio(args, StudioSettings(voices_dir=tmp_path / "voices")) as studio:
+            engine = studio.server.service.engine
             assert engine.tuning is not None and engine.tuning.runtimes is not None
-            assert engine.tuning.settings.runtime == "torch"
-            deadline = time.monotonic() + 120
-            while engine.tuning.runtimes is not None or engine.tuning.pending is not None:
-                assert time.monotonic() < deadline, engine.tuning
-                await asyncio.sleep(0.5)
+            before = await status(studio)
+            assert (before["runtime"], before["preparing_graphs"]) == ("torch", True)
+            await until(lambda: engine.tuning.runtimes is None and not engine.tuning.pending, 120)
             assert engine.tuning.settings.runtime == chosen
-            reply = await synthesize(server.port or 0, "Lights on.", voice="b")
+            after = await status(studio)
+            assert (after["runtime"], after["preparing_graphs"]) == (chosen, False)
+            reply = await synthesize(studio.server.port or 0, "Lights on.", voice="b")
             assert len(reply.audio) > 0
             first = engine.tuning.reason
         async with running_server(args) as server:
