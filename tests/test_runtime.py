@@ -17,6 +17,7 @@ import logging
 import os
 import shutil
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -451,6 +452,20 @@ def test_without_cached_graphs_torch_serves_while_a_child_process_exports(
     assert not any(line.startswith(FALLBACK) for line in log)
 
 
+@pytest.fixture
+def failing_child(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A SIMULATED failure of export children started from now on: a `sitecustomize` on their
+    PYTHONPATH makes pocket-tts unimportable there (in them alone: this process has imported it
+    already), so the real child fails its load and exits 1 with that reason."""
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text("import sys\nsys.modules['pocket_tts'] = None\n")
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join(filter(None, [str(hook), os.environ.get("PYTHONPATH")]))
+    )
+
+
+@pytest.mark.usefixtures("failing_child")
 def test_an_export_process_that_fails_leaves_torch_serving_and_is_remembered(
     endless_model: TinyModel,
     voices: dict[str, Path],
@@ -459,16 +474,9 @@ def test_an_export_process_that_fails_leaves_torch_serving_and_is_remembered(
     monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """A SIMULATED failure: a `sitecustomize` on the child's PYTHONPATH (the child alone: this
-    process has pocket-tts imported already) makes pocket-tts unimportable there, so the real
-    child fails its load and exits 1 with the reason. One warning line, torch serves on, and the
-    failure is kept in the cache folder: the next start does not export again."""
-    hook = tmp_path / "hook"
-    hook.mkdir()
-    (hook / "sitecustomize.py").write_text("import sys\nsys.modules['pocket_tts'] = None\n")
-    monkeypatch.setenv(
-        "PYTHONPATH", os.pathsep.join(filter(None, [str(hook), os.environ.get("PYTHONPATH")]))
-    )
+    """A simulated failure (`failing_child`): one warning line with the child's reason, torch
+    serves on, and the failure is kept in the cache folder: the next start does not export
+    again."""
     monkeypatch.setattr(graph_export, "POLL", 0.5)
     data = tmp_path / "data"
     args = [*model_args(endless_model, {"b": voices["b"]}), "--runtime", "onnx"]
@@ -511,3 +519,27 @@ def test_an_export_process_past_its_time_is_killed(
     with pytest.raises(export_process.ExportFailed, match=r"more than 0\.5 s"):
         child.run(tmp_path / "graphs")
     assert time.monotonic() - started < 30 and not child.running
+
+
+@pytest.mark.usefixtures("failing_child")
+def test_without_a_data_folder_the_export_folder_is_temporary(
+    settings: ModelSettings,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Without `--data-dir` the child exports into a temporary folder, removed when done (here
+    after a failure: the same `finally`), and nothing is remembered."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    export = graph_export.BackgroundExport(settings, None, False, 1)
+    with caplog.at_level(logging.INFO):
+        export.start()
+        assert export.done.wait(120)
+    assert export.model is None
+    pid = [r.getMessage() for r in caplog.records if "separate process (pid" in r.getMessage()]
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(pid) == 1 and [w[: len(FALLBACK)] for w in warnings] == [FALLBACK], warnings
+    assert "ModuleNotFoundError" in warnings[0]
+    assert list(temporary.iterdir()) == []
