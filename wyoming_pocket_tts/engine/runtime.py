@@ -5,6 +5,8 @@ kept under `<data dir>/graphs/`, keyed by the model's identity and the versions 
 torch, onnx and onnxruntime (and `GRAPHS_VERSION`, of the export's own code): a change in any
 of them exports again. The log says how long the export took. Without a data folder the graphs
 are exported to a temporary folder at every start (ONNX Runtime keeps them in memory).
+`prepare_graphs` is the one export into a folder; it runs in a child process
+(`export_process`, started by `graph_export`), never in the process that serves.
 
 Anything that fails on the way (onnxruntime or onnx missing, an export or a session that fails,
 a cached graph that does not load) is one warning line, and the model serves on torch:
@@ -17,7 +19,6 @@ import hashlib
 import json
 import logging
 import shutil
-import tempfile
 import time
 from contextlib import contextmanager
 from dataclasses import replace
@@ -43,6 +44,8 @@ _FOLDER = "graphs"
 _PACKAGES = ("pocket-tts", "torch", "onnx", "onnxruntime")
 FAILED = "failed.txt"
 """In a graph folder instead of the graphs: why exporting or loading them failed here."""
+TEMPORARY_PREFIX = "pocket-tts-graphs-"
+"""Of the temporary folder graphs are exported into without a data folder."""
 
 
 class _QuietExport(logging.Filter):
@@ -99,11 +102,19 @@ def warn_torch(code: str, error: BaseException) -> None:
 
 
 def onnx_or_torch(
-    model: TTSModel, settings: ModelSettings, data_dir: Path | None, int8: bool, threads: int
+    model: TTSModel,
+    settings: ModelSettings,
+    data_dir: Path | None,
+    int8: bool,
+    threads: int,
+    *,
+    exported: Path | None = None,
 ) -> str | None:
     """Make `model` (loaded fp32, no equivalents yet) run its frames as graphs; what runs, in
-    words, or None when it stays on torch (one warning line says why). A failure with a data
-    folder is remembered there for these versions (`FAILED`), so later starts skip it at once."""
+    words, or None when it stays on torch (one warning line says why). The graphs are read from
+    `exported` if given (where an export child just wrote them), else from the cache in
+    `data_dir`: never exported in this process (`export_process` does that). A failure with a
+    data folder is remembered there for these versions (`FAILED`), so later starts skip it."""
     folder = graph_folder(data_dir, settings) if data_dir is not None else None
     try:
         import onnx  # noqa: F401
@@ -114,39 +125,44 @@ def onnx_or_torch(
         if folder is not None and (folder / FAILED).is_file():
             reason = (folder / FAILED).read_text(encoding="utf-8").strip()
             raise RuntimeError(f"{reason} (before; delete {folder} to try again)")
-        with _graph_files(model, folder, int8) as graphs:
-            use_graphs(model, graphs, int8, threads)
+        source = exported or folder
+        if source is None:
+            raise FileNotFoundError("no graphs: no data folder holds them")
+        use_graphs(model, _exported_graphs(source, int8), int8, threads)
     except Exception as error:  # any failure: torch serves
         warn_torch(settings.code, error)
         if folder is not None and not isinstance(error, ImportError):
-            _remember_failure(folder, f"{type(error).__name__}: {error}")
+            remember_failure(folder, error)
         return None
     return f"onnx {'int8' if int8 else 'fp32'}"
 
 
-def _remember_failure(folder: Path, reason: str) -> None:
+def _exported_graphs(folder: Path, int8: bool) -> Graphs:
+    from .graphs import Graphs
+
+    graphs = Graphs.read(folder)
+    if int8 and not graphs.has_int8:
+        raise FileNotFoundError(f"the export left no int8 graphs in {folder}")
+    return graphs
+
+
+def remember_failure(folder: Path, error: BaseException) -> None:
+    """Write why the graphs failed here into their `folder` (`FAILED`), in place of them."""
     try:
         if not (folder / FAILED).is_file():
             shutil.rmtree(folder, ignore_errors=True)
             folder.mkdir(parents=True, exist_ok=True)
+            reason = f"{type(error).__name__}: {error}"
             (folder / FAILED).write_text(reason + "\n", encoding="utf-8")
-    except OSError as error:
-        _LOGGER.debug("Cannot remember the failure in %s: %s", folder, error)
+    except OSError as problem:
+        _LOGGER.debug("Cannot remember the failure in %s: %s", folder, problem)
 
 
-@contextmanager
-def _graph_files(model: TTSModel, folder: Path | None, int8: bool) -> Iterator[Graphs]:
-    """The model's graphs: cached in `folder`, or exported now (into it, or into a temporary
-    folder without one)."""
-    if folder is None:
-        with tempfile.TemporaryDirectory(prefix="pocket-tts-graphs-") as temporary:
-            yield _prepared(model, Path(temporary), int8)
-        return
-    yield _prepared(model, folder, int8)
-
-
-def _prepared(model: TTSModel, folder: Path, int8: bool) -> Graphs:
-    """The graphs in `folder`, exported (and for `int8` quantised) now where they are not."""
+def prepare_graphs(model: TTSModel, folder: Path, int8: bool) -> Graphs:
+    """The graphs in `folder`, exported from `model` (and for `int8` quantised) now where they
+    are not. Exporting changes `model` (its attention made exportable) and traces it with
+    torch.fx, which patches every module's call in the process: only for a process that serves
+    nothing (`export_process`'s child; quantising alone traces nothing)."""
     from .graphs import Graphs, with_int8
 
     started, cpu = time.monotonic(), time.process_time()
@@ -175,17 +191,14 @@ def _prepared(model: TTSModel, folder: Path, int8: bool) -> Graphs:
 
 
 def _export(model: TTSModel, folder: Path) -> Graphs:
-    """Export into `folder` from a copy of `model` (a partial export is removed)."""
-    import copy
-
+    """Export `model` into `folder` (a partial export is removed)."""
     from .exportable import use_exportable_attention
     from .graphs import export
 
-    exportable = copy.deepcopy(model)
-    use_exportable_attention(exportable)
+    use_exportable_attention(model)
     shutil.rmtree(folder, ignore_errors=True)
     try:
-        return export(exportable, folder)
+        return export(model, folder)
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise

@@ -71,8 +71,10 @@ class Engine:
         return self._thread.is_alive()
 
     def shutdown(self, timeout: float = 5.0) -> None:
-        """End every request with an error, stop what runs, then stop the thread."""
+        """End every request with an error, stop what runs (graph exports too), then stop
+        the thread."""
         self.scheduler.stop()
+        self.models.stop_exports()
         self._thread.join(timeout)
 
     def _run(self) -> None:
