@@ -525,11 +525,13 @@ def test_auto_times_the_graphs_against_torch_when_idle_and_the_next_start_keeps_
     exported: Path,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
     graphs_faster: bool,
 ) -> None:
     """`--runtime auto`: `Ready` on torch, the graphs loaded in the background, then, idle, both
     timed by `--quantize auto`'s rule; the faster serves from then on and the decision is saved,
-    so the next start loads that runtime without timing anything. The figures are injected
+    so the next start loads that runtime without timing anything. Cached graphs are loaded
+    without an export process. The figures are injected
     (each configuration is really served, then given fixed figures: the graphs' first audio
     half or twice torch's) because which runtime is faster on a tiny random model is noise;
     the rule itself is tests/test_tuning_rule.py's."""
@@ -566,7 +568,9 @@ def test_auto_times_the_graphs_against_torch_when_idle_and_the_next_start_keeps_
             assert server.engine.tuning.settings.runtime == chosen
             return first, server.engine.tuning.reason
 
-    measured, restarted = asyncio.run(scenario())
+    with caplog.at_level(logging.INFO):
+        measured, restarted = asyncio.run(scenario())
+    assert not [r for r in caplog.records if "separate process" in r.getMessage()]
     assert measured.startswith("auto, measured again when idle: fp32 x1: first audio")
     assert "onnx fp32 x1: first audio" in measured
     assert restarted.startswith("--runtime auto, saved on ")

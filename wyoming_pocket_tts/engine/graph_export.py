@@ -23,7 +23,14 @@ from typing import TYPE_CHECKING
 
 from ..settings import ModelSettings
 from .export_process import ExportFailed, ExportProcess
-from .runtime import TEMPORARY_PREFIX, graph_folder, onnx_or_torch, remember_failure, warn_torch
+from .runtime import (
+    TEMPORARY_PREFIX,
+    graph_folder,
+    needs_export,
+    onnx_or_torch,
+    remember_failure,
+    warn_torch,
+)
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
@@ -77,7 +84,8 @@ class BackgroundExport:
                 folder = temporary = Path(tempfile.mkdtemp(prefix=TEMPORARY_PREFIX))
             else:
                 folder = graph_folder(data_dir, self.settings)
-            self._process.run(folder)
+            if needs_export(self.settings, data_dir, self.int8):  # `auto` may find them cached
+                self._process.run(folder)
             model = plain_model(self.settings, False)
             runs = onnx_or_torch(
                 model, self.settings, data_dir, self.int8, self.threads, exported=folder

@@ -15,6 +15,11 @@ so the comparison measures both together; the speed line says which Mimi decoder
 loaded model, fp32 or int8, gets the faster equivalents of `equivalents` and Mimi's caches
 without the NaN fill (`mimi_cache`), both the same audio.
 
+`--runtime onnx` runs ONNX Runtime graphs instead (`runtime`), and `--runtime auto` chooses
+between them and torch by the same rule: a start without its saved decision serves on torch
+while the graphs are exported or loaded in the background (`graph_export`), and the engine
+times both when idle (`with_graphs`, a pending `Remeasurement`).
+
 Every start ends with a timed generation on the serving path, before `Ready`: it pays the
 first-call costs that would otherwise land on the first request, and gives the speed verdict
 logged after `Ready` (`advice`). The comparison, when it runs, serves as that warm-up. Once the
