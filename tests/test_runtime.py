@@ -16,6 +16,7 @@ import copy
 import logging
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import threading
@@ -574,3 +575,21 @@ def test_a_server_that_stops_ends_its_export_process(
         assert export.done.wait(10) and not export.exporting and export.model is None
     assert not [r for r in caplog.records if r.name.startswith("wyoming_pocket_tts")]
     assert runtime.needs_export(settings, data, False)  # tried again at the next start
+
+
+def test_an_export_process_ends_when_its_server_goes(
+    settings: ModelSettings, tmp_path: Path
+) -> None:
+    """A server killed without stopping its export: the child's stdin closes with it, and the
+    child exits at once instead of exporting on (minutes at full size)."""
+    folder = tmp_path / "graphs"
+    command = [sys.executable, "-m", export_process.__name__, str(folder)]
+    command += ["--config", str(settings.config)]
+    child = subprocess.Popen(command, stdin=subprocess.PIPE, env=export_process._child_env())
+    assert child.stdin is not None
+    child.stdin.close()  # as when the server's process ends
+    try:
+        assert child.wait(timeout=20) == 1
+    finally:
+        child.kill()
+    assert not folder.exists()
