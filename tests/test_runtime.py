@@ -16,6 +16,7 @@ import copy
 import logging
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import threading
@@ -613,3 +614,52 @@ def test_without_a_data_folder_the_export_folder_is_temporary(
     assert len(pid) == 1 and [w[: len(FALLBACK)] for w in warnings] == [FALLBACK], warnings
     assert "ModuleNotFoundError" in warnings[0]
     assert list(temporary.iterdir()) == []
+
+
+def test_a_server_that_stops_ends_its_export_process(
+    endless_model: TinyModel,
+    voices: dict[str, Path],
+    settings: ModelSettings,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The export child is killed when the server stops (it would otherwise export on, for
+    minutes at full size); a stop is no failure: no warning, nothing remembered."""
+    data = tmp_path / "data"
+    args = [*model_args(endless_model, {"b": voices["b"]}), "--runtime", "onnx"]
+    args += ["--quantize", "off", "--data-dir", str(data)]
+
+    async def scenario() -> graph_export.BackgroundExport:
+        async with running_server(args) as server:
+            assert server.engine.tuning is not None
+            export = server.engine.tuning.export
+            assert export is not None
+            deadline = time.monotonic() + 30
+            while not export.exporting and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            assert export.exporting and not export.done.is_set()
+        return export
+
+    with caplog.at_level(logging.WARNING):
+        export = asyncio.run(scenario())
+        assert export.done.wait(10) and not export.exporting and export.model is None
+    assert not [r for r in caplog.records if r.name.startswith("wyoming_pocket_tts")]
+    assert runtime.needs_export(settings, data, False)  # tried again at the next start
+
+
+def test_an_export_process_ends_when_its_server_goes(
+    settings: ModelSettings, tmp_path: Path
+) -> None:
+    """A server killed without stopping its export: the child's stdin closes with it, and the
+    child exits at once instead of exporting on (minutes at full size)."""
+    folder = tmp_path / "graphs"
+    command = [sys.executable, "-m", export_process.__name__, str(folder)]
+    command += ["--config", str(settings.config)]
+    child = subprocess.Popen(command, stdin=subprocess.PIPE, env=export_process._child_env())
+    assert child.stdin is not None
+    child.stdin.close()  # as when the server's process ends
+    try:
+        assert child.wait(timeout=20) == 1
+    finally:
+        child.kill()
+    assert not folder.exists()

@@ -81,7 +81,7 @@ class ExportProcess:
                     process.stdin.close()
             errors.seek(0)
             lines = errors.read().decode(errors="replace").splitlines()
-        for line in lines[:-1]:
+        for line in lines:
             _LOGGER.debug("Export process %d: %s", process.pid, line)
         if self._stopped.is_set():
             raise ExportFailed("the export was stopped")
