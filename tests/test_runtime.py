@@ -30,8 +30,6 @@ import numpy as np
 import pytest
 import torch
 from pocket_tts import TTSModel
-from wyoming.client import AsyncTcpClient
-from wyoming.tts import Synthesize
 
 from wyoming_pocket_tts.engine import comparison, export_process, graph_export, runtime
 from wyoming_pocket_tts.engine.exportable import from_pocket_state, to_pocket_state
@@ -47,8 +45,8 @@ from .model_factory import TinyModel, expected_frames
 from .studio_support import running_studio, status, until
 from .support import (
     ServerProcess,
+    hang_up_mid_reply,
     pcm_samples,
-    read_until,
     running_server,
     synthesize,
 )
@@ -284,14 +282,14 @@ def test_the_cache_is_used_and_a_version_change_exports_again(
         assert runtime.onnx_or_torch(model, settings, exported, False, 1) == "onnx fp32"
     assert "Export" not in caplog.text and runs_graphs(model)
     folder = runtime.graph_folder(exported, settings)
-    original = runtime.version
+    original = runtime.installed_version
     for package in ("pocket-tts", "torch", "onnx", "onnxruntime"):
 
         def another(name: str, package: str = package) -> str:
             return "0.0.0" if name == package else original(name)
 
         with monkeypatch.context() as patch:
-            patch.setattr(runtime, "version", another)
+            patch.setattr(runtime, "installed_version", another)
             assert runtime.graph_folder(exported, settings) != folder, package
     with monkeypatch.context() as patch:
         patch.setattr(runtime, "GRAPHS_VERSION", runtime.GRAPHS_VERSION + 1)
@@ -414,23 +412,13 @@ def test_a_hang_up_stops_the_graphs_within_a_frame(
 ) -> None:
     """The frames the LM graph runs after the client hangs up in a long piece: pocket-tts's
     `stop`, checked before every frame, ends them (two may already be under way)."""
-    text = " ".join(["a hang-up in the middle of this long sentence"] * 5)
     data = server_data(exported, tmp_path, "data")
     args = [*model_args(endless_model, voices), "--runtime", "onnx", "--data-dir", str(data)]
 
     async def scenario() -> float:
         async with running_server(args) as server:
             before = len(frames)
-            client = AsyncTcpClient("127.0.0.1", server.port or 0)
-            await client.connect()
-            await client.write_event(Synthesize(text=text).event())
-            await read_until(client, "audio-chunk")
-            await client.disconnect()
-            hung_up = time.monotonic()
-            deadline = hung_up + 10
-            while server.connections and time.monotonic() < deadline:
-                await asyncio.sleep(0.02)
-            await asyncio.sleep(0.5)  # anything still generating would show here
+            hung_up = await hang_up_mid_reply(server)
             assert len(frames) > before  # the graphs served this request
             return hung_up
 

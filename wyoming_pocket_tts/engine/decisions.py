@@ -59,11 +59,12 @@ def host_key(settings: ModelSettings, onnx: bool = False) -> dict[str, str]:
     if onnx:
         key["runtimes"] = "torch onnx"
         key["quantize"] = str(settings.quantize)
-        key["onnxruntime"] = _version("onnxruntime")
+        key["onnxruntime"] = installed_version("onnxruntime")
     return key
 
 
-def _version(package: str) -> str:
+def installed_version(package: str) -> str:
+    """`package`'s installed version, or "missing"."""
     try:
         return version(package)
     except PackageNotFoundError:

@@ -22,12 +22,12 @@ import shutil
 import time
 from contextlib import contextmanager
 from dataclasses import replace
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..settings import ModelSettings
 from ..voices.store import model_identity
+from .decisions import installed_version
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -60,11 +60,7 @@ def graph_key(settings: ModelSettings) -> dict[str, str]:
     """Everything the exported graphs depend on; a change in any of it exports again."""
     key = {"model": model_identity(replace(settings, quantize=False))}
     key["graphs"] = str(GRAPHS_VERSION)
-    for package in _PACKAGES:
-        try:
-            key[package] = version(package)
-        except PackageNotFoundError:
-            key[package] = "missing"
+    key |= {package: installed_version(package) for package in _PACKAGES}
     return key
 
 
