@@ -8,8 +8,9 @@ The sides, all from one random-weight model (pocket-tts's layer shapes):
 - `torchao int8`: the same with torchao's `quantize_` (int8 dynamic activations and weights) on
   the same layers, if torchao imports (it is not installed with the server: pocket-tts would
   then take it for `quantize=True` itself);
-- `onnx fp32`, `onnx int8`: the flow LM's step and Mimi's step as graphs (`onnx_graphs`), run
-  on two threads like pocket-tts's (the LM's, then Mimi's), the text prompt in torch.
+- `onnx fp32`, `onnx int8`: the server's `--runtime onnx` model (`engine.graph_model`): the
+  flow LM's step and Mimi's step as graphs (`engine.graphs`) in pocket-tts's own generation
+  (its two threads), the text prompt in torch.
 Each at 1 and 2 threads (torch's intra-op threads, or each ONNX session's). Per configuration:
 the LM step and the Mimi step timed alone (median), the whole frame (steady interval between
 chunks as the caller receives them, both stages running), the process's CPU per frame, first
@@ -21,7 +22,6 @@ from __future__ import annotations
 
 import copy
 import os
-import queue
 import statistics
 import threading
 import time
@@ -37,15 +37,20 @@ from tests.model_factory import build_tiny_model
 from wyoming_pocket_tts.audio.pcm import to_pcm16
 from wyoming_pocket_tts.engine.equivalents import use_equivalents
 from wyoming_pocket_tts.engine.exportable import use_exportable_attention
+from wyoming_pocket_tts.engine.graph_model import use_graphs
 from wyoming_pocket_tts.engine.timing import LONG_TEXT, SHORT_TEXT, interleaved
 from wyoming_pocket_tts.host import set_torch_threads
 
 from .frame_profile import generate, steady_frame_time
-from .onnx_graphs import INSTALL
 from .onnx_report import THREADS, render
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
+
+    from wyoming_pocket_tts.engine.graphs import Graphs
+
+INSTALL = ".venv/bin/pip install -e ."
+"""How to get onnxruntime, onnx and onnxscript: dependencies of the server."""
 
 FRAMES = 40
 """Frames per whole-frame generation (3.2 s of audio; the first 3 are left out of the rate)."""
@@ -89,88 +94,8 @@ def torchao_copy(model: TTSModel) -> tuple[TTSModel | None, str]:
     return quantized, f"torchao {torchao.__version__}"
 
 
-class OrtSide:
-    """The graphs of one precision at one thread count, with a request's state."""
-
-    def __init__(self, model: TTSModel, lm: Path, mimi: Path, graphs: Any, threads: int) -> None:
-        from .onnx_graphs import OrtLM, OrtMimi
-
-        self.model = model  # the exportable copy: its text prompt runs in torch
-        self.state = init_states(model.flow_lm, 1, 0)
-        self.lm = OrtLM(lm, graphs.lm_names, self.state, threads)
-        self.mimi = OrtMimi(mimi, graphs, model, threads)
-        self.tokens = {
-            text: model.flow_lm.conditioner.prepare(text) for text in (SHORT_TEXT, LONG_TEXT)
-        }
-        self.noise = torch.empty(1, model.flow_lm.ldim)
-
-    def reset(self, text: str) -> None:
-        """A new request: empty states (no fill: unused slots are masked), the text prompt."""
-        for module in self.state.values():
-            module["offset"].zero_()
-        self.mimi.reset()
-        with torch.no_grad():
-            self.model._run_flow_lm_and_increment_step(self.state, text_tokens=self.tokens[text])
-
-    def sample_noise(self) -> torch.Tensor:
-        """pocket-tts's noise for the flow head (`FlowLMModel.forward`)."""
-        model = self.model
-        std = model.temp**0.5
-        if model.noise_clamp is None:
-            return torch.nn.init.normal_(self.noise, mean=0.0, std=std)
-        clamp = model.noise_clamp
-        return torch.nn.init.trunc_normal_(self.noise, mean=0.0, std=std, a=-clamp, b=clamp)
-
-    def serve(self, text: str, frames: int) -> list[tuple[float, int]]:
-        """Generate as pocket-tts does (the LM on one thread, Mimi on another, the chunks here,
-        to 16-bit PCM); each chunk's arrival and samples."""
-        self.reset(text)
-        latents: queue.Queue[torch.Tensor | None] = queue.Queue()
-        chunks: queue.Queue[torch.Tensor | None] = queue.Queue()
-
-        def lm() -> None:
-            latent = torch.full((1, 1, self.model.flow_lm.ldim), float("nan"))
-            for _ in range(frames):
-                latent, _ = self.lm.step(latent, self.sample_noise())
-                latents.put(latent)
-            latents.put(None)
-
-        def mimi() -> None:
-            while (latent := latents.get()) is not None:
-                chunks.put(self.mimi.step(latent))
-            chunks.put(None)
-
-        threads = [threading.Thread(target=lm), threading.Thread(target=mimi)]
-        for thread in threads:
-            thread.start()
-        arrivals = []
-        while (chunk := chunks.get()) is not None:
-            to_pcm16(chunk, None)
-            arrivals.append((time.perf_counter(), chunk.shape[-1]))
-        for thread in threads:
-            thread.join()
-        return arrivals
-
-    def lm_step(self) -> Callable[[], None]:
-        self.reset(LONG_TEXT)
-        latent = torch.full((1, 1, self.model.flow_lm.ldim), float("nan"))
-
-        def step() -> None:
-            self.lm.step(latent, self.sample_noise())
-
-        return step
-
-    def mimi_step(self, latent: torch.Tensor) -> Callable[[], None]:
-        self.mimi.reset()
-
-        def step() -> None:
-            self.mimi.step(latent)
-
-        return step
-
-
 class TorchSide:
-    """A torch model served through pocket-tts's own generation."""
+    """A model served through pocket-tts's own generation: torch's, or the graphs' (`onnx_side`)."""
 
     def __init__(self, model: TTSModel) -> None:
         self.model = model
@@ -231,7 +156,16 @@ def _median_call(step: Callable[[], None], count: int) -> float:
     return statistics.median(times)
 
 
-def time_side(side: TorchSide | OrtSide, latent: torch.Tensor) -> dict[str, float]:
+def onnx_side(model: TTSModel, graphs: Graphs, int8: bool, threads: int) -> TorchSide:
+    """The server's `--runtime onnx` model (`runtime`: the graphs, then the equivalents), from
+    a copy of the fp32 model."""
+    graph = copy.deepcopy(model)
+    use_graphs(graph, graphs, int8, threads)
+    use_equivalents(graph)
+    return TorchSide(graph)
+
+
+def time_side(side: TorchSide, latent: torch.Tensor) -> dict[str, float]:
     """One round of one configuration: every figure in seconds."""
     started = time.perf_counter()
     first = side.serve(SHORT_TEXT, 1)
@@ -288,16 +222,6 @@ def torch_outputs(model: TTSModel, inputs: torch.Tensor) -> tuple[torch.Tensor, 
     return torch.cat(latents, 1), torch.cat(audio)
 
 
-def ort_outputs(side: OrtSide, inputs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """The same as `torch_outputs`, through the graphs (noise zero: the models sample at
-    temperature 0)."""
-    side.reset(LONG_TEXT)
-    noise = torch.zeros(1, side.model.flow_lm.ldim)
-    latents = [side.lm.step(inputs[:, f : f + 1], noise)[0] for f in range(CHECK_FRAMES)]
-    audio = [side.mimi.step(inputs[:, f : f + 1]) for f in range(1, CHECK_FRAMES)]
-    return torch.cat(latents, 1), torch.cat(audio)
-
-
 def differences(
     got: tuple[torch.Tensor, torch.Tensor], expected: tuple[torch.Tensor, torch.Tensor]
 ) -> dict[str, float]:
@@ -319,42 +243,39 @@ def measure(size: str, runs: int, root: Path) -> dict[str, Any]:
         raise SystemExit(f"--onnx needs {', '.join(missing)}: {INSTALL}")
     from pocket_tts import TTSModel
 
-    from . import onnx_graphs
+    from wyoming_pocket_tts.engine.graphs import export, with_int8
 
     files = build_tiny_model(root / "model", size=size, eos=False, link=True)
     fp32 = TTSModel.load_model(config=str(files.config_path))
     exportable = copy.deepcopy(fp32)
     use_exportable_attention(exportable)
     started = time.monotonic()
-    graphs = onnx_graphs.export(exportable, root / "onnx")
+    graphs = export(exportable, root / "onnx")
     exported = time.monotonic() - started
     started = time.monotonic()
-    int8_graphs = (onnx_graphs.quantized(graphs.lm), onnx_graphs.quantized(graphs.mimi))
-    quantized = time.monotonic() - started
+    with_int8(graphs)
+    quantize_seconds = time.monotonic() - started
+    del exportable
     torch_models: dict[str, TTSModel] = {"torch fp32": copy.deepcopy(fp32)}
     use_equivalents(torch_models["torch fp32"])
     torch_models["torch int8"] = torch_ao_int8_copy(fp32)
     ao, ao_note = torchao_copy(fp32)
     if ao is not None:
         torch_models["torchao int8"] = ao
-    sides: dict[tuple[str, int], TorchSide | OrtSide] = {}
+    sides: dict[tuple[str, int], TorchSide] = {}
     for threads in THREADS:
         for name, model in torch_models.items():
             sides[name, threads] = TorchSide(model)
-        sides["onnx fp32", threads] = OrtSide(exportable, graphs.lm, graphs.mimi, graphs, threads)
-        sides["onnx int8", threads] = OrtSide(exportable, *int8_graphs, graphs, threads)
+        for int8 in (False, True):
+            name = f"onnx {'int8' if int8 else 'fp32'}"
+            sides[name, threads] = onnx_side(fp32, graphs, int8, threads)
     inputs, outputs = reference_latents(fp32)
     expected = torch_outputs(fp32, inputs)
     audio: dict[str, dict[str, float]] = {}
     set_torch_threads(1)
     for (name, threads), side in sides.items():
         if threads == 1:
-            got = (
-                ort_outputs(side, inputs)
-                if isinstance(side, OrtSide)
-                else torch_outputs(side.model, inputs)
-            )
-            audio[name] = differences(got, expected)
+            audio[name] = differences(torch_outputs(side.model, inputs), expected)
     latent = outputs[:, :1]
     for (_, threads), side in sides.items():  # first-call costs, kept out
         set_torch_threads(threads)
@@ -376,10 +297,10 @@ def measure(size: str, runs: int, root: Path) -> dict[str, Any]:
         "audio": audio,
         "torchao": ao_note,
         "export_seconds": exported,
-        "quantize_seconds": quantized,
+        "quantize_seconds": quantize_seconds,
         "graph_mib": {
             path.name: path.stat().st_size / 2**20
-            for path in (graphs.lm, graphs.mimi, *int8_graphs)
+            for path in (*graphs.files(False), *graphs.files(True))
         },
         "load_average": loads,
         "versions": versions(),

@@ -3,16 +3,19 @@ it by aiohttp on 127.0.0.1 (real TCP, same loop), and the system's chromium via 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import AsyncIterator, Iterator, Sequence
+import time
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 import pytest
@@ -107,3 +110,22 @@ def read_only(folder: Path) -> Iterator[None]:
         yield
     finally:
         subprocess.run(["umount", str(folder)], check=True, timeout=10)
+
+
+async def status(studio: Studio) -> dict[str, Any]:
+    """The studio's status entry of its one model."""
+    async with (
+        aiohttp.ClientSession() as session,
+        session.get(studio.url + "studio/api/status") as response,
+    ):
+        assert response.status == 200
+        (model,) = (await response.json())["models"]
+        return dict(model)
+
+
+async def until(check: Callable[[], bool], timeout: float = 60.0) -> None:
+    """Wait, on the loop, until `check()` holds (an assertion fails after `timeout` s)."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.05)

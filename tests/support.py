@@ -195,6 +195,27 @@ async def read_until(
             return reply
 
 
+HANG_UP_TEXT = " ".join(["a hang-up in the middle of this long sentence"] * 5)
+"""One long piece: a hang-up after its first audio lands in the middle of its frames."""
+
+
+async def hang_up_mid_reply(server: TtsServer) -> float:
+    """Ask `server` for `HANG_UP_TEXT`, hang up at its first audio, wait until the server has
+    dropped the connection and half a second more (anything still generating would run then);
+    when the client hung up (`time.monotonic`)."""
+    client = AsyncTcpClient("127.0.0.1", server.port or 0)
+    await client.connect()
+    await client.write_event(Synthesize(text=HANG_UP_TEXT).event())
+    await read_until(client, "audio-chunk")
+    await client.disconnect()
+    hung_up = time.monotonic()
+    deadline = hung_up + 10
+    while server.connections and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)
+    await asyncio.sleep(0.5)
+    return hung_up
+
+
 async def describe(port: int) -> Info:
     async with AsyncTcpClient("127.0.0.1", port) as client:
         await client.write_event(Describe().event())

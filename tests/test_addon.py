@@ -272,6 +272,7 @@ def test_options_to_argv_maps_every_option() -> None:
             "voice_cache_size": 3,
             "loudness": " -16 ",
             "quantize": "on",
+            "runtime": "onnx",
             "speed": 1.2,
             "sentence_pause": 300,
             "lead_silence": 150,
@@ -291,7 +292,7 @@ def test_options_to_argv_maps_every_option() -> None:
         "--max-models", "3", "--preload",
         "--voice-cache-size", "3",
         "--loudness", "-16",
-        "--quantize", "on", "--threads", "2",
+        "--quantize", "on", "--runtime", "onnx", "--threads", "2",
         "--speed", "1.2", "--sentence-pause", "300", "--lead-silence", "150",
         "--no-text-cleanup", "--no-number-words", "--debug",
     ]  # fmt: skip
@@ -307,6 +308,7 @@ def test_quiet_options_add_no_flags() -> None:
                 "voices": [],
                 "voices_dir": "",
                 "quantize": "auto",
+                "runtime": "torch",
                 "speed": 1.0,
                 "sentence_pause": 0,
                 "lead_silence": 0,
@@ -361,6 +363,23 @@ def test_quantize_option_maps_to_the_flag(
     argv = options_to_argv({"quantize": value})
     assert argv == flags
     assert parse_settings(argv).engine.default_model.quantize is quantize
+
+
+@pytest.mark.parametrize(
+    ("value", "flags", "runtime"),
+    [
+        ("torch", [], "torch"),
+        ("onnx", ["--runtime", "onnx"], "onnx"),
+        ("auto", ["--runtime", "auto"], "auto"),
+    ],
+)
+def test_runtime_option_maps_to_the_flag(value: str, flags: list[str], runtime: str) -> None:
+    argv = options_to_argv({"runtime": value})
+    assert argv == flags
+    assert parse_settings(argv).engine.default_model.runtime == runtime
+    languages = ["--language", "english", "--language", "french"]
+    models = parse_settings([*argv, *languages]).engine.models
+    assert [model.runtime for model in models] == [runtime, runtime]
 
 
 @pytest.mark.parametrize(
@@ -525,6 +544,7 @@ SCHEMA_REFUSES = [
     {"loudness": "0.5"},
     {"loudness": "loud"},
     {"quantize": "yes"},
+    {"runtime": "tensorrt"},
     {"voices": [{"name": "", "source": "alba"}]},
     {"voices": [{"name": "a=b", "source": "alba"}]},
     {"voices": [{"name": "en:x", "source": "alba", "language": "en"}]},  # would be renamed x

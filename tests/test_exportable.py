@@ -4,7 +4,7 @@ tensor offset, fixed-size for the flow LM and circular for Mimi's decoder, over 
 Each frame is compared with the same inputs on both sides (the reference's latent is fed to
 both, "teacher forcing"): int8's dynamic quantisation rounds a 1e-7 difference in its input to a
 whole int8 step now and then, and fed back over 300 frames that grows to 3e-3, which is int8's
-noise, not the cache's. Runs without onnxruntime (the graphs live in `bench.onnx_graphs`).
+noise, not the cache's. Runs without onnxruntime (the graphs: tests/test_runtime.py).
 """
 
 from __future__ import annotations

@@ -37,7 +37,14 @@ from wyoming_pocket_tts.engine.scheduler import Scheduler
 
 from .conftest import model_args
 from .model_factory import TinyModel
-from .support import AUDIO_STOP, READ_TIMEOUT, Reply, read_until, running_server
+from .support import (
+    AUDIO_STOP,
+    READ_TIMEOUT,
+    Reply,
+    hang_up_mid_reply,
+    read_until,
+    running_server,
+)
 from .support import synthesize as synthesize_once
 
 SENTENCE = "This reply sentence is about as long as the ones an assistant says."
@@ -410,21 +417,10 @@ def test_a_hang_up_stops_generation_within_a_frame(
         return original(self, *args, **kwargs)
 
     monkeypatch.setattr(TTSModel, "_run_flow_lm_and_increment_step", counted)
-    text = " ".join(["a hang-up in the middle of this long sentence"] * 5)
 
     async def scenario() -> float:
         async with running_server(model_args(endless_model, voices)) as server:
-            client = AsyncTcpClient("127.0.0.1", server.port or 0)
-            await client.connect()
-            await client.write_event(Synthesize(text=text).event())
-            await read_until(client, "audio-chunk")
-            await client.disconnect()
-            hung_up = time.monotonic()
-            deadline = hung_up + 10
-            while server.connections and time.monotonic() < deadline:
-                await asyncio.sleep(0.02)
-            await asyncio.sleep(0.5)  # anything still generating would show here
-            return hung_up
+            return await hang_up_mid_reply(server)
 
     hung_up = asyncio.run(scenario())
     after = [t for t in frames if t > hung_up]

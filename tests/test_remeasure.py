@@ -15,12 +15,9 @@ import asyncio
 import json
 import logging
 import threading
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import aiohttp
 import pytest
 
 from wyoming_pocket_tts.cli import parse_settings
@@ -31,7 +28,7 @@ from wyoming_pocket_tts.http.studio import StudioSettings
 
 from .conftest import model_args
 from .model_factory import TinyModel
-from .studio_support import Studio, running_studio
+from .studio_support import running_studio, status, until
 from .support import synthesize
 
 COMPARISON_LOGGER = "wyoming_pocket_tts.engine.comparison"
@@ -44,23 +41,6 @@ def provisional_decision(args: list[str], data: Path) -> Path:
     figures = {"fp32 x1": Speed(0.14, 2.1), "int8 x1": Speed(0.10, 3.2)}
     store.write(decisions.host_key(settings), Choice(Config(1, True), "", 0.4, 1.5, True), figures)
     return store.path_for(decisions.host_key(settings))
-
-
-async def status(studio: Studio) -> dict[str, Any]:
-    async with (
-        aiohttp.ClientSession() as session,
-        session.get(studio.url + "studio/api/status") as response,
-    ):
-        assert response.status == 200
-        (model,) = (await response.json())["models"]
-        return dict(model)
-
-
-async def until(check: Callable[[], bool], timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        await asyncio.sleep(0.05)
 
 
 def test_a_provisional_decision_is_measured_again_when_idle_after_the_request(

@@ -24,6 +24,7 @@ from wyoming_pocket_tts.cli import parse_settings
 from wyoming_pocket_tts.engine import decisions, timing, tuning
 from wyoming_pocket_tts.engine.advice import SLOW_RTF, log_speed_verdict
 from wyoming_pocket_tts.engine.chunking import chunks
+from wyoming_pocket_tts.engine.rule import Choice, Config
 from wyoming_pocket_tts.engine.timing import LONG_TEXT, SHORT_TEXT, Speed
 from wyoming_pocket_tts.engine.tuning import Tuning, load_tuned_model
 from wyoming_pocket_tts.settings import ModelSettings
@@ -379,3 +380,26 @@ def test_the_timed_frames_setting_reaches_the_start_s_timing_through_the_server(
 
     asyncio.run(start())
     assert asked == [expected]
+
+
+def test_a_runtime_decision_is_saved_apart_and_older_files_read_as_torch(tmp_path: Path) -> None:
+    """`--runtime auto`'s decisions have keys of their own (onnxruntime's version and
+    `--quantize` in them) and say whether the graphs won; a file saved before it reads as
+    torch."""
+    settings = ModelSettings(model="english", quantize=None)
+    store = decisions.DecisionStore(tmp_path)
+    torch_key, auto_key = decisions.host_key(settings), decisions.host_key(settings, onnx=True)
+    assert store.path_for(torch_key) != store.path_for(auto_key)
+    assert auto_key["quantize"] == "None" and "onnxruntime" in auto_key
+    figures = {"int8 x1": Speed(0.2, 3.0), "onnx fp32 x1": Speed(0.1, 3.0)}
+    graphs = Config(1, False, onnx=True)
+    store.write(auto_key, Choice(graphs, "", 0.5, 0.1), figures)
+    saved = store.read(auto_key)
+    assert saved is not None and saved["onnx"] is True and saved["quantize"] is False
+    store.write(torch_key, Choice(Config(1, True), "", 0.0, 0.1), figures)
+    path = store.path_for(torch_key)
+    record = json.loads(path.read_text(encoding="utf-8"))
+    del record["onnx"]  # as saved before --runtime auto
+    path.write_text(json.dumps(record), encoding="utf-8")
+    older = store.read(torch_key)
+    assert older is not None and older["onnx"] is False and older["quantize"] is True

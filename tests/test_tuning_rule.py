@@ -105,6 +105,18 @@ def test_one_configuration_is_chosen_as_it_is(config: Config) -> None:
 def test_configurations_order_simplest_first() -> None:
     assert sorted([INT8_2, FP32_2, INT8_1, FP32_1]) == [FP32_1, INT8_1, FP32_2, INT8_2]
     assert [c.label for c in (FP32_1, INT8_2)] == ["fp32 x1", "int8 x2"]
+    graphs = Config(1, False, onnx=True)
+    assert sorted([graphs, INT8_2, FP32_1]) == [FP32_1, graphs, INT8_2]
+    assert graphs.label == "onnx fp32 x1"
+
+
+def test_on_equal_figures_torch_stays_the_baseline_over_the_graphs() -> None:
+    """`--runtime auto`: the graphs replace torch only by winning beyond the noise."""
+    graphs = Config(1, False, onnx=True)
+    times = {graphs: rounds((0.1, 3.0), (0.1, 3.0)), FP32_1: rounds((0.1, 3.0), (0.1, 3.0))}
+    assert choose(times).config == FP32_1
+    times[graphs] = rounds((0.05, 3.0), (0.05, 3.0))
+    assert choose(times).config == graphs
 
 
 def test_each_figure_is_the_best_of_its_rounds() -> None:

@@ -40,7 +40,7 @@ from .addon_repair import (
 from .cli import HTTP_TOKEN_ENV, parse_settings, refusal
 from .http.auth import INGRESS_PROXY
 from .pocket import builtin_models
-from .settings import DEFAULT_SPEED
+from .settings import DEFAULT_SPEED, RUNTIMES
 from .voices.folder import VoiceFolder
 
 OPTIONS_FILE = Path("/data/options.json")
@@ -133,6 +133,9 @@ OPTIONS: dict[str, Option] = {
     "loudness": Option(str, "a string", _value("--loudness")),
     # A bool in 0.1.0; the Supervisor writes its saved true/false as the strings "True"/"False".
     "quantize": Option((str, bool), "auto, on or off", _quantize),
+    "runtime": Option(
+        str, "torch, onnx or auto", _unless_text("--runtime", "torch"), choices=RUNTIMES
+    ),
     # A number may arrive as an integer; the schema's list gives the strings.
     "threads": Option(
         (str, int),

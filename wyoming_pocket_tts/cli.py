@@ -33,6 +33,7 @@ from .settings import (
     LANGUAGE_CODE,
     MAX_SPEED,
     MIN_SPEED,
+    RUNTIMES,
     EngineSettings,
     HttpSettings,
     LoudnessSettings,
@@ -196,6 +197,16 @@ def build_parser(
         help="int8 dynamic quantization: auto (default) measures both ways on this host at the "
         "first start and keeps the lowest first audio that stays real time; a bare --quantize "
         "means on",
+    )
+    parser.add_argument(
+        "--runtime",
+        choices=RUNTIMES,
+        default=_MODEL.runtime,
+        help="what runs each 80 ms frame: torch (default); onnx: ONNX Runtime graphs exported "
+        "on this host at the first start, in the background while torch serves (minutes of CPU; "
+        "cached in --data-dir/graphs/), torch if that fails; auto: the same export, then the "
+        "graphs are timed against torch when idle and the faster by --quantize auto's rule is "
+        "kept (saved in --data-dir)",
     )
     parser.add_argument(
         "--threads",
@@ -389,6 +400,7 @@ def _models(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[
                 config=_config(parser, value),
                 quantize=_QUANTIZE[args.quantize],
                 threads=args.threads,
+                runtime=args.runtime,
             )
         else:
             known = builtin_models()
@@ -397,7 +409,10 @@ def _models(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[
                     f"--language {value}: not a pocket-tts model (choose from {', '.join(known)})"
                 )
             model = ModelSettings(
-                model=value, quantize=_QUANTIZE[args.quantize], threads=args.threads
+                model=value,
+                quantize=_QUANTIZE[args.quantize],
+                threads=args.threads,
+                runtime=args.runtime,
             )
         if code is not None and known_language(code) is None:
             where = "--language-code" if code == args.language_code else f"{flag} {value}"

@@ -48,6 +48,11 @@ class VoiceSpec:
     """Speaking rate of this voice (0.5-2.0); None: the server's `SpeechSettings.speed`."""
 
 
+RUNTIMES = ("torch", "onnx", "auto")
+"""What `--runtime` accepts: pocket-tts's torch modules, each frame as ONNX graphs, or the one
+this host's measurement chooses."""
+
+
 @dataclass(frozen=True)
 class ModelSettings:
     """Which Pocket-TTS model to load and how."""
@@ -62,6 +67,9 @@ class ModelSettings:
     best (`engine.tuning`)."""
     threads: int | None = None
     """Torch intra-op threads for generation; None: measured with `quantize` auto, else 1."""
+    runtime: str = "torch"
+    """What runs each frame: `torch` (pocket-tts's modules) or `onnx` (ONNX Runtime graphs
+    exported on this host, `engine.runtime`; torch if that fails)."""
     code: str = "en"
     """Language code its voices are advertised with, and requests routed by (unique)."""
 

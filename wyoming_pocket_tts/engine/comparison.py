@@ -57,20 +57,20 @@ class Comparison:
 
 
 def compare(
-    variants: Mapping[bool, TTSModel],
+    variants: Mapping[tuple[bool, bool], TTSModel],
     configs: list[Config],
     frames: int,
     rounds: int,
     cancel: threading.Event | None = None,
 ) -> Comparison:
-    """Time every configuration (`variants[config.quantize]` on `config.threads` threads) in
+    """Time every configuration (`variants[config.variant]` on `config.threads` threads) in
     interleaved rounds and choose; raises `Abandoned` once `cancel` is set."""
     started, cpu = time.monotonic(), time.process_time()
     times: dict[Config, list[Speed]] = {config: [] for config in configs}
     for order in interleaved(configs, max(rounds, 1)):
         for config in order:
             set_torch_threads(config.threads)
-            speed = time_serving(variants[config.quantize], frames, cancel)
+            speed = time_serving(variants[config.variant], frames, cancel)
             _LOGGER.debug("Timing %s: %s", config.label, speed)
             times[config].append(speed)
     figures = {config.label: best(speeds) for config, speeds in times.items()}
@@ -87,7 +87,7 @@ def figures_text(figures: Mapping[str, Speed]) -> str:
 class Remeasurement:
     """A provisional decision's next comparison, with the variants it needs kept loaded."""
 
-    variants: dict[bool, TTSModel]
+    variants: dict[tuple[bool, bool], TTSModel]
     configs: list[Config]
     frames: int
     rounds: int

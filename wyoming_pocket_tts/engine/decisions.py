@@ -21,7 +21,7 @@ import platform
 import tempfile
 import time
 from dataclasses import asdict, replace
-from importlib.metadata import version
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
@@ -41,8 +41,10 @@ good (issue 41: a bursty first start locked in fp32 x1); files without it were d
 real-time factor alone."""
 
 
-def host_key(settings: ModelSettings) -> dict[str, str]:
-    """Everything a saved auto decision depends on; a change in any of it measures again."""
+def host_key(settings: ModelSettings, onnx: bool = False) -> dict[str, str]:
+    """Everything a saved auto decision depends on; a change in any of it measures again.
+    `onnx`: a decision between torch and ONNX Runtime (`--runtime auto`), which also depends on
+    onnxruntime's version and on `--quantize` (which precisions were candidates)."""
     key = {
         "cpu": cpu_model(),
         "cores": str(usable_cores()),
@@ -54,7 +56,19 @@ def host_key(settings: ModelSettings) -> dict[str, str]:
     }
     if settings.threads is not None:
         key["threads"] = str(settings.threads)
+    if onnx:
+        key["runtimes"] = "torch onnx"
+        key["quantize"] = str(settings.quantize)
+        key["onnxruntime"] = installed_version("onnxruntime")
     return key
+
+
+def installed_version(package: str) -> str:
+    """`package`'s installed version, or "missing"."""
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return "missing"
 
 
 class DecisionStore:
@@ -81,8 +95,9 @@ class DecisionStore:
                 str(label): Speed(float(f["first_audio"]), float(f["rtf"]))
                 for label, f in record["figures"].items()
             }
-            if not all(isinstance(record[name], bool) for name in ("quantize", "provisional")):
-                raise TypeError("quantize or provisional is not a boolean")
+            record.setdefault("onnx", False)  # saved before `--runtime auto`: torch
+            if not all(isinstance(record[n], bool) for n in ("quantize", "provisional", "onnx")):
+                raise TypeError("quantize, provisional or onnx is not a boolean")
             if not isinstance(record["threads"], int):
                 raise TypeError("threads is not a number")
             record["gain"], record["noise"] = float(record["gain"]), float(record["noise"])
@@ -102,6 +117,7 @@ class DecisionStore:
             "key": key,
             "quantize": choice.config.quantize,
             "threads": choice.config.threads,
+            "onnx": choice.config.onnx,
             "provisional": choice.provisional,
             "gain": round(choice.gain, 4),
             "noise": round(choice.noise, 4),

@@ -20,7 +20,8 @@ needs no fill before use.
 The audio matches pocket-tts's within float rounding (attention over the whole cache, masked,
 sums in another order): `tests/test_exportable.py` checks 300 frames, fp32 and int8. The state
 layout differs from pocket-tts's (`k`, `v` instead of `cache`): `from_pocket_state` converts a
-saved voice state. Used by `script/bench --onnx` (`bench.onnx_spike`), not yet by the server.
+saved voice state, `to_pocket_state` converts back for saving. Used by `--runtime onnx`
+(`graph_model`) and `script/bench --onnx`.
 """
 
 from __future__ import annotations
@@ -181,4 +182,22 @@ def from_pocket_state(model: TTSModel, state: ModelState) -> ModelState:
         fresh["k"][:, :, :used] = old["cache"][0, :, :used].transpose(1, 2)
         fresh["v"][:, :, :used] = old["cache"][1, :, :used].transpose(1, 2)
         converted[name] = fresh
+    return converted
+
+
+def to_pocket_state(model: TTSModel, state: ModelState) -> ModelState:
+    """A flow-LM state of `ExportableAttention`'s layout in pocket-tts's (its written steps
+    only), as pocket-tts saves and reads it; the inverse of `from_pocket_state`."""
+    converted: ModelState = dict(state)
+    for name, module in model.flow_lm.named_modules():
+        if not isinstance(module, ExportableAttention) or "k" not in state.get(name, {}):
+            continue
+        old = state[name]
+        used = int(old["offset"].view(-1)[0])
+        keys, values = (old[key][:, :, :used].transpose(1, 2) for key in ("k", "v"))
+        converted[name] = {
+            "offset": old["offset"].clone(),
+            "pad": torch.zeros_like(old["offset"]),  # no left padding: one request per state
+            "cache": torch.stack([keys, values]),
+        }
     return converted

@@ -7,8 +7,8 @@ A model that cannot be loaded is remembered as failed until restart: its request
 once instead of a new download attempt each.
 
 Used by the engine thread only, except `failure`, `peek` and `loaded`, read on the loop
-(`describe`, the speed line, the studio's status): each is one dict lookup or copy, atomic under
-the GIL.
+(`describe`, the speed line, the studio's status), and `stop_exports` at shutdown: each is one
+dict lookup or copy, atomic under the GIL.
 """
 
 from __future__ import annotations
@@ -101,10 +101,23 @@ class ModelPool:
         """Loaded models whose speed decision is provisional and wants measuring again."""
         return [m for m in self._loaded.values() if m.tuning.pending and m.tuning.pending.wanted]
 
+    def exporting(self) -> list[LoadedModel]:
+        """Loaded models whose ONNX Runtime graphs are being exported (`graph_export`)."""
+        return [m for m in self._loaded.values() if m.tuning.export is not None]
+
+    def stop_exports(self) -> None:
+        """Stop every export's child process (at shutdown, from another thread: one copy of
+        the list, atomic under the GIL)."""
+        for loaded in list(self._loaded.values()):
+            if loaded.tuning.export is not None:
+                loaded.tuning.export.stop()
+
     def retune(self, loaded: LoadedModel, model: TTSModel, tuning: Tuning) -> None:
-        """Serve `loaded` from now on as a re-measurement decided: its voice states start over
-        if the quantisation changed (they are keyed by it); torch threads are set at next use."""
-        if tuning.settings.quantize != loaded.tuning.settings.quantize:
+        """Serve `loaded` from now on as a re-measurement or a finished export decided: its
+        voice states start over if the quantisation or the runtime changed (they are keyed by
+        the one, laid out for the other); torch threads are set at next use."""
+        before = loaded.tuning.settings
+        if (tuning.settings.quantize, tuning.settings.runtime) != (before.quantize, before.runtime):
             loaded.voices = self._voice_states(model, tuning)
         loaded.model, loaded.tuning = model, tuning
         self._threads = 0
@@ -139,6 +152,8 @@ class ModelPool:
             return None
 
     def _unload(self, code: str) -> None:
-        del self._loaded[code]
+        export = self._loaded.pop(code).tuning.export
+        if export is not None:
+            export.stop()
         release_freed_memory()
         _LOGGER.info("Unloaded the %s model (at most %d stay loaded)", code, self._capacity)

@@ -7,8 +7,9 @@ So the rule looks at first audio first, and at the real-time factor (RTF) only a
    (1.5x) and at least `SHARE_OF_BEST` (half) of the best RTF measured. When nothing reaches
    1.5x, the configurations within `MIN_MARGIN` of the best RTF count: a slow host needs speed
    most.
-2. **The baseline** is the simplest configuration that counts, in `Config` order: fewest torch
-   threads first (cores left to the rest of the host), fp32 before int8 (exact before close).
+2. **The baseline** is the simplest configuration that counts, in `Config` order: fewest
+   threads first (cores left to the rest of the host), fp32 before int8 (exact before close),
+   torch before ONNX Runtime (no graphs to keep).
 3. **A change wins beyond the noise or not at all.** The configuration that counts with the
    lowest first audio replaces the baseline only if its best first audio, raised by the margin,
    is still below the baseline's best. The margin is `MIN_MARGIN` (10%) or the spread measured
@@ -44,15 +45,23 @@ MIN_MARGIN = 0.10
 
 @dataclass(frozen=True, order=True)
 class Config:
-    """One way to run the model: torch threads, then int8 or fp32 (the order is simplest first)."""
+    """One way to run the model: threads, int8 or fp32, then torch or ONNX Runtime graphs (the
+    order is simplest first)."""
 
     threads: int
     quantize: bool
+    onnx: bool = False
 
     @property
     def label(self) -> str:
-        """`int8 x1`, `fp32 x2`: how logs and saved decisions name it."""
-        return f"{'int8' if self.quantize else 'fp32'} x{self.threads}"
+        """`int8 x1`, `fp32 x2`, `onnx fp32 x1`: how logs and saved decisions name it."""
+        precision = f"{'int8' if self.quantize else 'fp32'} x{self.threads}"
+        return f"onnx {precision}" if self.onnx else precision
+
+    @property
+    def variant(self) -> tuple[bool, bool]:
+        """Which loaded model it runs (`onnx`, `quantize`): threads are set per call."""
+        return self.onnx, self.quantize
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,11 @@ so the comparison measures both together; the speed line says which Mimi decoder
 loaded model, fp32 or int8, gets the faster equivalents of `equivalents` and Mimi's caches
 without the NaN fill (`mimi_cache`), both the same audio.
 
+`--runtime onnx` runs ONNX Runtime graphs instead (`runtime`), and `--runtime auto` chooses
+between them and torch by the same rule: a start without its saved decision serves on torch
+while the graphs are exported or loaded in the background (`graph_export`), and the engine
+times both when idle (`with_graphs`, a pending `Remeasurement`).
+
 Every start ends with a timed generation on the serving path, before `Ready`: it pays the
 first-call costs that would otherwise land on the first request, and gives the speed verdict
 logged after `Ready` (`advice`). The comparison, when it runs, serves as that warm-up. Once the
@@ -36,7 +41,9 @@ from ..host import release_freed_memory, set_torch_threads, usable_cores
 from ..settings import ModelSettings
 from .comparison import Comparison, Remeasurement, compare, figures_text
 from .decisions import DecisionStore, host_key
+from .graph_export import BackgroundExport
 from .rule import Choice, Config
+from .runtime import needs_export, onnx_or_torch, warn_torch
 from .speedups import (
     int8_unavailable,
     is_mimi_decoder_int8,
@@ -47,6 +54,7 @@ from .timing import (
     FRAMES,
     LONG_TEXT,
     SHORT_TEXT,
+    Abandoned,
     Speed,
     random_state_kept,
     serve,
@@ -82,6 +90,12 @@ class Tuning:
     """How sure the choice is (`rule.Choice.confidence`), or that the flags made it."""
     pending: Remeasurement | None = field(default=None, compare=False)
     """A provisional decision's next comparison (run when idle, `comparison`), else None."""
+    export: BackgroundExport | None = field(default=None, compare=False)
+    """`--runtime onnx`'s or `auto`'s graphs being exported (or loaded) while torch serves
+    (`graph_export`), else None."""
+    runtimes: Remeasurement | None = field(default=None, compare=False)
+    """`--runtime auto`: the comparison of torch (as it serves) with the graphs, to run once the
+    export is done (`with_graphs`), else None."""
 
     @property
     def provisional(self) -> bool:
@@ -115,6 +129,73 @@ def load_tuned_model(
     engine thread; takes a few seconds more than a plain load when `auto` has to compare, a
     fraction of a second otherwise."""
     frames = frames or FRAMES
+    if settings.runtime == "auto":
+        return _load_auto(settings, data_dir, frames, rounds)
+    export: BackgroundExport | None = None
+    if settings.runtime == "onnx":
+        int8, threads = settings.quantize is True, settings.threads or 1
+        if needs_export(settings, data_dir, int8):
+            export = BackgroundExport(settings, data_dir, int8, threads)
+        else:
+            onnx = _load_onnx(settings, data_dir, frames)
+            if onnx is not None:
+                return onnx
+        settings = replace(settings, runtime="torch")
+    model, tuning = _load_torch(settings, data_dir, frames, rounds)
+    if export is not None:  # after the torch model's timing, which it would disturb
+        export.start()
+        tuning = replace(tuning, export=export)
+    return model, tuning
+
+
+def _load_auto(
+    settings: ModelSettings, data_dir: Path | None, frames: int, rounds: int
+) -> tuple[TTSModel, Tuning]:
+    """`--runtime auto`: the runtime a settled saved decision names; else torch as `--runtime
+    torch` decides, with the graphs exported (or loaded) in the background and compared with
+    it when the engine is idle (`with_graphs`): an export takes far longer than a start may.
+    The graphs run fp32 unless `--quantize on` (ONNX Runtime's int8 moves the audio more than
+    torch's does), on 1 thread unless `--threads`."""
+    graphs = Config(settings.threads or 1, settings.quantize is True, onnx=True)
+    store = DecisionStore(data_dir / _FOLDER) if data_dir is not None else None
+    key = host_key(settings, onnx=True)
+    saved = store.read(key) if store is not None else None
+    ready = not needs_export(settings, data_dir, graphs.quantize)  # else minutes to export
+    if saved is not None and not saved["provisional"] and (ready or not saved["onnx"]):
+        chosen = Config(saved["threads"], saved["quantize"], saved["onnx"])
+        fixed = replace(settings, quantize=chosen.quantize, threads=chosen.threads)
+        reason = f"--runtime auto, saved on {saved['measured']}: {figures_text(saved['figures'])}"
+        loaded = (
+            _load_onnx(replace(fixed, runtime="onnx"), data_dir, frames)
+            if chosen.onnx
+            else _load_torch(replace(fixed, runtime="torch"), data_dir, frames, rounds)
+        )
+        if loaded is not None:
+            model, tuning = loaded
+            return model, replace(tuning, reason=reason, confidence=_saved_confidence(saved))
+    model, tuning = _load_torch(replace(settings, runtime="torch"), data_dir, frames, rounds)
+    serving = Config(tuning.threads, bool(tuning.settings.quantize))
+    export = BackgroundExport(
+        replace(settings, runtime="onnx"), data_dir, graphs.quantize, graphs.threads
+    )
+    export.start()  # after the torch model's timing, which it would disturb
+    variants = {serving.variant: model}
+    runtimes = Remeasurement(variants, [serving, graphs], frames, rounds, store, key)
+    return model, replace(tuning, export=export, runtimes=runtimes)
+
+
+def with_graphs(tuning: Tuning, model: TTSModel) -> Tuning:
+    """`--runtime auto` once the export is done: `model` (on the graphs) joins the comparison
+    with torch, which becomes the pending measurement (run when idle, `comparison`)."""
+    assert tuning.runtimes is not None
+    graphs = next(config for config in tuning.runtimes.configs if config.onnx)
+    tuning.runtimes.variants[graphs.variant] = model
+    return replace(tuning, export=None, runtimes=None, pending=tuning.runtimes)
+
+
+def _load_torch(
+    settings: ModelSettings, data_dir: Path | None, frames: int, rounds: int
+) -> tuple[TTSModel, Tuning]:
     configs = candidates(settings)
     chosen: Config | None = configs[0] if len(configs) == 1 else None
     reason, confidence = _flags(settings), Tuning.confidence
@@ -143,7 +224,7 @@ def load_tuned_model(
             provisional = choice.provisional
         else:
             provisional = True
-        model = variants[chosen.quantize]
+        model = variants[chosen.variant]
         if provisional:  # both variants stay loaded until a comparison settles it
             pending = Remeasurement(variants, configs, frames, rounds, store, key)
             reason += "; provisional: measured again when idle"
@@ -170,11 +251,12 @@ def retuned(tuning: Tuning, comparison: Comparison) -> tuple[TTSModel, Tuning]:
     assert tuning.pending is not None
     choice = comparison.choice
     pending = tuning.pending if choice.provisional and tuning.pending.wanted else None
-    model = tuning.pending.variants[choice.config.quantize]
+    model = tuning.pending.variants[choice.config.variant]
     reason = f"auto, measured again when idle: {figures_text(comparison.figures)}"
     if pending is not None:
         reason += "; provisional: measured again when idle"
-    resolved = replace(tuning.settings, quantize=choice.config.quantize)
+    runtime = "onnx" if choice.config.onnx else "torch"
+    resolved = replace(tuning.settings, quantize=choice.config.quantize, runtime=runtime)
     speed = comparison.figures[choice.config.label]
     return model, Tuning(resolved, choice.config.threads, speed, reason, choice.confidence, pending)
 
@@ -197,12 +279,13 @@ def warm_up(model: TTSModel, state: dict) -> None:
                 pass
 
 
-def _variants(model: TTSModel, configs: list[Config]) -> dict[bool, TTSModel]:
+def _variants(model: TTSModel, configs: list[Config]) -> dict[tuple[bool, bool], TTSModel]:
     """The fp32 model and, if a configuration runs int8, an int8 copy; both warmed up (their
     first-call costs kept out of the comparison)."""
-    variants = {False: model}
+    fp32, int8 = Config(1, False).variant, Config(1, True).variant
+    variants = {fp32: model}
     if any(config.quantize for config in configs):
-        variants[True] = _int8_copy(model)
+        variants[int8] = _int8_copy(model)
     set_torch_threads(1)
     for variant in variants.values():
         serve(variant, SHORT_TEXT, 1)
@@ -210,7 +293,7 @@ def _variants(model: TTSModel, configs: list[Config]) -> dict[bool, TTSModel]:
 
 
 def _saved_confidence(saved: dict[str, Any]) -> str:
-    config = Config(saved["threads"], saved["quantize"])
+    config = Config(saved["threads"], saved["quantize"], saved["onnx"])
     choice = Choice(config, "", saved["gain"], saved["noise"], saved["provisional"])
     return choice.confidence
 
@@ -231,22 +314,9 @@ def _flags(settings: ModelSettings) -> str:
 
 
 def _load(settings: ModelSettings, quantize: bool) -> TTSModel:
-    from pocket_tts import TTSModel  # takes seconds (torch)
-
     started = time.monotonic()
-    with quiet_quantization():
-        if settings.config is not None:
-            model = TTSModel.load_model(config=settings.config, quantize=quantize)
-        else:
-            model = TTSModel.load_model(language=settings.model, quantize=quantize)
-        if quantize:
-            quantize_mimi_decoder(model)
-    from .equivalents import use_equivalents  # imports torch
-    from .mimi_cache import skip_mimi_cache_fill
-
-    given = use_equivalents(model)
-    if skip_mimi_cache_fill(model):
-        given.append("Mimi's caches unfilled")
+    model = plain_model(settings, quantize)
+    given = equip(model)
     _LOGGER.info(
         "Loaded model %s in %.1f s (%s)",
         settings.label,
@@ -254,3 +324,79 @@ def _load(settings: ModelSettings, quantize: bool) -> TTSModel:
         ", ".join(given) or "no faster equivalents",
     )
     return model
+
+
+def plain_model(settings: ModelSettings, quantize: bool) -> TTSModel:
+    """pocket-tts's model as it loads it (int8: Mimi's decoder too), nothing given yet."""
+    from pocket_tts import TTSModel  # takes seconds (torch)
+
+    with quiet_quantization():
+        if settings.config is not None:
+            model = TTSModel.load_model(config=settings.config, quantize=quantize)
+        else:
+            model = TTSModel.load_model(language=settings.model, quantize=quantize)
+        if quantize:
+            quantize_mimi_decoder(model)
+    return model
+
+
+def equip(model: TTSModel) -> list[str]:
+    """Give a loaded model the faster equivalents (the same audio); what was given, in words."""
+    from .equivalents import use_equivalents  # imports torch
+    from .mimi_cache import skip_mimi_cache_fill
+
+    given = use_equivalents(model)
+    if skip_mimi_cache_fill(model):
+        given.append("Mimi's caches unfilled")
+    return given
+
+
+def _load_onnx(
+    settings: ModelSettings, data_dir: Path | None, frames: int
+) -> tuple[TTSModel, Tuning] | None:
+    """The model with its frames as ONNX graphs (`runtime`), warmed up and timed; None when
+    they cannot run here (a warning line said why). fp32 unless `--quantize on` (ONNX
+    Runtime's int8 moves the LM's latents more than torch's does: not chosen unasked); 1
+    thread unless `--threads` says otherwise (the spike's fastest on a 2-core host)."""
+    int8 = settings.quantize is True
+    threads = settings.threads or 1
+    started = time.monotonic()
+    model = plain_model(settings, False)  # the prompts run in torch fp32; the frames in the graphs
+    runs = onnx_or_torch(model, settings, data_dir, int8, threads)
+    if runs is None:
+        return None
+    given = equip(model)
+    _LOGGER.info(
+        "Loaded model %s in %.1f s (%s, %s)",
+        settings.label,
+        time.monotonic() - started,
+        runs,
+        ", ".join(given),
+    )
+    return on_graphs(model, settings, runs, int8, threads, frames)
+
+
+def on_graphs(
+    model: TTSModel,
+    settings: ModelSettings,
+    runs: str,
+    int8: bool,
+    threads: int,
+    frames: int = FRAMES,
+    cancel: threading.Event | None = None,
+) -> tuple[TTSModel, Tuning] | None:
+    """A model running its graphs, warmed up and timed; None if it does not run (one warning
+    line). `Abandoned` once `cancel` is set."""
+    set_torch_threads(threads)
+    try:
+        serve(model, SHORT_TEXT, 1, cancel)  # first-call costs, kept out of the figure
+        speed = time_serving(model, frames, cancel)
+    except Abandoned:
+        raise
+    except Exception as error:  # a graph that loads but does not run: torch serves
+        warn_torch(settings.code, error)
+        return None
+    release_freed_memory()
+    resolved = replace(settings, quantize=int8, runtime="onnx")
+    reason = f"--runtime onnx: {runs} x{threads}"
+    return model, Tuning(resolved, threads, speed, reason)

@@ -22,19 +22,19 @@ from ..errors import MODEL_UNAVAILABLE, SYNTHESIS_FAILED, JobError
 from ..settings import EngineSettings, VoiceSpec
 from ..voices.catalog import VoiceCatalog
 from ..voices.states import Voice, VoiceStates
-from . import comparison
+from . import comparison, graph_export
 from .advice import log_speed_verdict
 from .chunking import chunks
 from .models import LoadedModel, ModelPool, ModelUnavailable
 from .request import Piece, SpeechRequest
 from .scheduler import IDLE, Scheduler
-from .tuning import Tuning, retuned, warm_up
+from .timing import Abandoned
+from .tuning import Tuning, on_graphs, retuned, warm_up, with_graphs
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
 
 _LOGGER = logging.getLogger(__name__)
-
 
 
 class Engine:
@@ -71,8 +71,10 @@ class Engine:
         return self._thread.is_alive()
 
     def shutdown(self, timeout: float = 5.0) -> None:
-        """End every request with an error, stop what runs, then stop the thread."""
+        """End every request with an error, stop what runs (graph exports too), then stop
+        the thread."""
         self.scheduler.stop()
+        self.models.stop_exports()
         self._thread.join(timeout)
 
     def _run(self) -> None:
@@ -95,10 +97,18 @@ class Engine:
 
     def _idle_after(self) -> float | None:
         """Seconds of idleness after which the engine has work of its own, if any."""
+        if self.models.exporting():
+            return graph_export.POLL
         return comparison.REMEASURE_AFTER if self.models.pending() else None
 
     def _measure_again(self) -> None:
-        """Idle: measure a provisional speed decision again; a request arriving stops it."""
+        """Idle: switch to graphs exported meanwhile (or, `--runtime auto`, compare them with
+        torch: re-measuring waits for exports), or measure a provisional speed decision again;
+        a request arriving stops either."""
+        for loaded in self.models.exporting():
+            self._switch(loaded)
+        if self.models.exporting():
+            return
         for loaded in self.models.pending():
             assert loaded.tuning.pending is not None
             result = loaded.tuning.pending.run(self.scheduler.arrived)
@@ -107,6 +117,39 @@ class Engine:
             model, tuning = retuned(loaded.tuning, result)
             self.models.retune(loaded, model, tuning)
             log_speed_verdict(tuning)
+
+    def _switch(self, loaded: LoadedModel) -> None:
+        """Serve `loaded` on its graphs once their export has finished (timed first); for
+        `--runtime auto`, make them the pending comparison with torch instead."""
+        export = loaded.tuning.export
+        assert export is not None
+        if not export.done.is_set():
+            return
+        switched = None
+        if export.model is not None:
+            try:
+                switched = on_graphs(
+                    export.model, export.settings, export.runs, export.int8, export.threads,
+                    cancel=self.scheduler.arrived,
+                )  # fmt: skip
+            except Abandoned:
+                return  # a request came: the next idle moment times it again
+        if switched is None:  # the export failed (its warning said why): torch stays
+            loaded.tuning = dataclasses.replace(loaded.tuning, export=None, runtimes=None)
+            return
+        if loaded.tuning.runtimes is not None:
+            loaded.tuning = with_graphs(loaded.tuning, switched[0])
+            _LOGGER.info(
+                "The %s model's graphs run (%s): compared with torch now (--runtime auto)",
+                export.settings.code,
+                switched[1].speed,
+            )
+            return
+        self.models.retune(loaded, *switched)
+        _LOGGER.info(
+            "The %s model now runs on ONNX Runtime (%s)", export.settings.code, export.runs
+        )
+        log_speed_verdict(switched[1])
 
     def _is_warm(self, request: SpeechRequest) -> bool:
         """Its model is loaded (or known to fail) and its voice state cached: no switch cost."""

@@ -97,6 +97,8 @@ def status_view(service: Service) -> dict[str, Any]:
             tuning = model.tuning
             entry |= {
                 "quantized": bool(tuning.settings.quantize),
+                "runtime": tuning.settings.runtime,
+                "preparing_graphs": tuning.export is not None,
                 "threads": tuning.threads,
                 "first_audio_ms": round(tuning.speed.first_audio * 1000),
                 "rtf": round(tuning.speed.rtf, 2) if tuning.speed.rtf_known else None,

@@ -138,7 +138,7 @@ class VoiceStates:
             )
         found = store.load(self._model, saved) if store and saved and key.is_prompt else None
         if found is not None:
-            state, loudness = found
+            state, loudness = _layout(self._model, found[0]), found[1]
             _LOGGER.info("Loaded voice %s from its saved state", spec.name)
             fresh = False
         else:
@@ -152,7 +152,7 @@ class VoiceStates:
             fresh = True
         if store is not None and saved is not None and fresh:
             if key.is_prompt:
-                store.save(state, saved, loudness)
+                store.save(_layout(self._model, state, saved=True), saved, loudness)
             elif loudness is not None:
                 store.save_loudness(saved, loudness)
         if self._loudness is None or loudness is None:
@@ -168,6 +168,7 @@ class VoiceStates:
                 state = self._model.get_state_for_audio_prompt(prompt)
             else:
                 state = self._model.get_state_for_audio_prompt(source, truncate=key.truncate)
+        state = _layout(self._model, state)
         elapsed = time.monotonic() - started
         if key.is_prompt:
             self.encodes += 1
@@ -203,3 +204,11 @@ class VoiceStates:
         if origin is not None and origin.is_relative_to(CONFIGS_DIR):
             return name
         return _ORIGINS_OF_PREDEFINED_VOICES[name]
+
+
+def _layout(model: TTSModel, state: ModelState, saved: bool = False) -> ModelState:
+    """`state` in the layout `model`'s attention keeps (`saved`: in pocket-tts's, as files
+    hold it): the same for torch; for ONNX graphs (`engine.graph_model`), K and V in slots."""
+    from ..engine.exportable import from_pocket_state, to_pocket_state
+
+    return to_pocket_state(model, state) if saved else from_pocket_state(model, state)

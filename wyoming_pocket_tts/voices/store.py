@@ -43,12 +43,17 @@ ModelState = dict[str, dict[str, Any]]
 
 
 def model_identity(settings: ModelSettings) -> str:
-    """A fingerprint of everything that shapes a voice state: config, local weights, code."""
+    """A fingerprint of everything that shapes a voice state: config, local weights, code, and
+    the precision: fp32 ONNX graphs share torch fp32's states (the same to 6e-7 of their RMS),
+    int8 graphs have their own (ONNX Runtime rounds otherwise than torch's int8)."""
     from pocket_tts.utils.config import CONFIGS_DIR
 
     if settings.quantize is None:
         raise ValueError("model_identity needs the resolved quantisation, not auto")
-    digest = hashlib.sha256(f"pocket-tts {version('pocket-tts')} q={settings.quantize}".encode())
+    precision = f"q={settings.quantize}"
+    if settings.quantize and settings.runtime == "onnx":
+        precision += " onnx"
+    digest = hashlib.sha256(f"pocket-tts {version('pocket-tts')} {precision}".encode())
     config = settings.config or str(CONFIGS_DIR / f"{settings.model}.yaml")
     if config.startswith(("hf://", "http://", "https://")):
         digest.update(config.encode())  # hf:// revisions pin the content

@@ -354,7 +354,7 @@ async function loadStatus() {
   const data = await api("status");
   $("status-models").tBodies[0].replaceChildren(...data.models.map((m) => el("tr", {},
     el("td", {}, m.code), el("td", {}, m.model),
-    el("td", { title: m.decision || "" }, m.failure ? "failed: " + m.failure : m.loaded ? "loaded" + (m.quantized ? " (int8)" : "") + (m.provisional ? "; speed choice provisional, measured again when idle" : "") : "loads on first use"),
+    el("td", { title: m.decision || "" }, m.failure ? "failed: " + m.failure : m.loaded ? "loaded" + (m.runtime === "onnx" ? " on ONNX Runtime" : "") + (m.quantized ? " (int8)" : "") + (m.preparing_graphs ? "; preparing ONNX Runtime graphs in the background" : "") + (m.provisional ? "; speed choice provisional, measured again when idle" : "") : "loads on first use"),
     el("td", {}, m.first_audio_ms !== undefined ? `${m.first_audio_ms} ms` : ""),
     el("td", {}, m.rtf != null ? `${m.rtf}× real time` : ""),
     el("td", { class: m.verdict && m.verdict.startsWith("slow") ? "verdict-warn" : "verdict-good" }, m.verdict || ""))));

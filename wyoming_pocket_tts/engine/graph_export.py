@@ -1,0 +1,115 @@
+"""`--runtime onnx` without cached graphs: exported in the background while torch serves.
+
+An export takes a minute or more of CPU at full size (`runtime`), far beyond the seconds a start
+may take. So the model starts on torch, and a child process at the lowest CPU priority exports
+the graphs (`export_process`: tracing in the serving process broke its requests). A thread of
+the server waits for it, then loads a second fp32 copy of the model and gives it the graphs,
+read from the cache (or from a temporary folder, removed once the sessions are loaded, without
+a data folder). When it is done, the engine thread switches to that copy at its next idle
+moment (`Engine`, `ModelPool.switch`): never on the asyncio loop, never during a request. A
+failure is the usual one warning line, remembered with the cache like any other; torch keeps
+serving.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..settings import ModelSettings
+from .export_process import ExportFailed, ExportProcess
+from .runtime import (
+    TEMPORARY_PREFIX,
+    graph_folder,
+    needs_export,
+    onnx_or_torch,
+    remember_failure,
+    warn_torch,
+)
+
+if TYPE_CHECKING:
+    from pocket_tts import TTSModel
+
+_LOGGER = logging.getLogger(__name__)
+
+POLL = 5.0
+"""Seconds of idleness after which the engine looks whether an export has finished."""
+
+
+class BackgroundExport:
+    """One model's graphs exported by a child process; `model` once they run."""
+
+    def __init__(
+        self, settings: ModelSettings, data_dir: Path | None, int8: bool, threads: int
+    ) -> None:
+        self.settings, self.int8, self.threads = settings, int8, threads
+        self._data_dir = data_dir
+        self.model: TTSModel | None = None
+        """The fp32 copy running the graphs, once exported and loaded."""
+        self.runs = ""
+        """What runs, in words (`runtime.onnx_or_torch`)."""
+        self.done = threading.Event()
+        self._process = ExportProcess(settings, int8)
+        self._thread = threading.Thread(target=self._run, name="graph-export", daemon=True)
+
+    def start(self) -> None:
+        _LOGGER.info(
+            "The %s model serves on torch while its ONNX Runtime graphs are exported "
+            "in the background (once; at low priority)",
+            self.settings.code,
+        )
+        self._thread.start()
+
+    @property
+    def exporting(self) -> bool:
+        """The export's child process runs now."""
+        return self._process.running
+
+    def stop(self) -> None:
+        """End the export (the server stops, or the model was unloaded): torch stays."""
+        self._process.stop()
+
+    def _run(self) -> None:
+        from .tuning import equip, plain_model
+
+        data_dir, temporary = self._data_dir, None
+        try:
+            _lowest_priority()
+            if data_dir is None:  # the sessions hold the graphs in memory once loaded
+                folder = temporary = Path(tempfile.mkdtemp(prefix=TEMPORARY_PREFIX))
+            else:
+                folder = graph_folder(data_dir, self.settings)
+            if needs_export(self.settings, data_dir, self.int8):  # `auto` may find them cached
+                self._process.run(folder)
+            model = plain_model(self.settings, False)
+            runs = onnx_or_torch(
+                model, self.settings, data_dir, self.int8, self.threads, exported=folder
+            )
+            if runs is not None:
+                equip(model)
+                self.model, self.runs = model, runs
+        except ExportFailed as error:
+            if not self._process.stopped:
+                warn_torch(self.settings.code, error)
+                if data_dir is not None:
+                    remember_failure(folder, error)
+        except Exception as error:  # a load that fails here: torch keeps serving
+            warn_torch(self.settings.code, error)
+        finally:
+            if temporary is not None:
+                shutil.rmtree(temporary, ignore_errors=True)
+            self.done.set()
+
+
+def _lowest_priority() -> None:
+    """This thread at nice 19 (Linux gives threads their own nice value): loading the model
+    copy and its sessions takes only what requests leave."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+    except (AttributeError, OSError) as error:
+        _LOGGER.debug("The export's loading runs at normal priority: %s", error)

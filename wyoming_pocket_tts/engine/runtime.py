@@ -1,0 +1,215 @@
+"""`--runtime onnx`: a loaded model's frames run as ONNX graphs, exported once on this host.
+
+The graphs (`graphs`) are exported at the first start from the weights this host loaded, and
+kept under `<data dir>/graphs/`, keyed by the model's identity and the versions of pocket-tts,
+torch, onnx and onnxruntime (and `GRAPHS_VERSION`, of the export's own code): a change in any
+of them exports again. The log says how long the export took. Without a data folder the graphs
+are exported to a temporary folder at every start (ONNX Runtime keeps them in memory).
+`prepare_graphs` is the one export into a folder; it runs in a child process
+(`export_process`, started by `graph_export`), never in the process that serves.
+
+Anything that fails on the way (onnxruntime or onnx missing, an export or a session that fails,
+a cached graph that does not load) is one warning line, and the model serves on torch:
+`onnx_or_torch` never lets the server fail to start over it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import shutil
+import time
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..settings import ModelSettings
+from ..voices.store import model_identity
+from .decisions import installed_version
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from pocket_tts import TTSModel
+
+    from .graphs import Graphs
+
+_LOGGER = logging.getLogger(__name__)
+
+GRAPHS_VERSION = 2
+"""Of the export's code (`graphs`, `exportable`): a change exports again."""
+_FOLDER = "graphs"
+_PACKAGES = ("pocket-tts", "torch", "onnx", "onnxruntime")
+FAILED = "failed.txt"
+"""In a graph folder instead of the graphs: why exporting or loading them failed here."""
+TEMPORARY_PREFIX = "pocket-tts-graphs-"
+"""Of the temporary folder graphs are exported into without a data folder."""
+
+
+class _QuietExport(logging.Filter):
+    """Drops ONNX Runtime's quantiser's notes to its authors, which it logs on the root logger
+    ('consider pre-processing', a line per tensor): one start line says how the export went."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "onnxruntime" not in record.pathname
+
+
+def graph_key(settings: ModelSettings) -> dict[str, str]:
+    """Everything the exported graphs depend on; a change in any of it exports again."""
+    key = {"model": model_identity(replace(settings, quantize=False))}
+    key["graphs"] = str(GRAPHS_VERSION)
+    key |= {package: installed_version(package) for package in _PACKAGES}
+    return key
+
+
+def graph_folder(data_dir: Path, settings: ModelSettings) -> Path:
+    """Where the graphs of `settings`' model are cached under `data_dir`."""
+    digest = hashlib.sha256(json.dumps(graph_key(settings), sort_keys=True).encode())
+    return data_dir / _FOLDER / digest.hexdigest()[:32]
+
+
+def needs_export(settings: ModelSettings, data_dir: Path | None, int8: bool) -> bool:
+    """True if no graphs (of the precision asked) are cached, nor a failure remembered: loading
+    them would export first (minutes at full size: `graph_export` does it in the background)."""
+    from .graphs import Graphs
+
+    if data_dir is None:
+        return True
+    folder = graph_folder(data_dir, settings)
+    if (folder / FAILED).is_file():
+        return False
+    try:
+        graphs = Graphs.read(folder)
+    except (OSError, ValueError, KeyError, TypeError):
+        return True
+    return int8 and not graphs.has_int8
+
+
+def warn_torch(code: str, error: BaseException) -> None:
+    """The one warning line of a model that cannot run on ONNX Runtime."""
+    _LOGGER.warning(
+        "ONNX Runtime cannot run the %s model, it runs on torch: %s: %s",
+        code,
+        type(error).__name__,
+        error,
+    )
+
+
+def onnx_or_torch(
+    model: TTSModel,
+    settings: ModelSettings,
+    data_dir: Path | None,
+    int8: bool,
+    threads: int,
+    *,
+    exported: Path | None = None,
+) -> str | None:
+    """Make `model` (loaded fp32, no equivalents yet) run its frames as graphs; what runs, in
+    words, or None when it stays on torch (one warning line says why). The graphs are read from
+    `exported` if given (where an export child just wrote them), else from the cache in
+    `data_dir`: never exported in this process (`export_process` does that). A failure with a
+    data folder is remembered there for these versions (`FAILED`), so later starts skip it."""
+    folder = graph_folder(data_dir, settings) if data_dir is not None else None
+    try:
+        import onnx  # noqa: F401
+        import onnxruntime  # noqa: F401
+
+        from .graph_model import use_graphs
+
+        if folder is not None and (folder / FAILED).is_file():
+            reason = (folder / FAILED).read_text(encoding="utf-8").strip()
+            raise RuntimeError(f"{reason} (before; delete {folder} to try again)")
+        source = exported or folder
+        if source is None:
+            raise FileNotFoundError("no graphs: no data folder holds them")
+        use_graphs(model, _exported_graphs(source, int8), int8, threads)
+    except Exception as error:  # any failure: torch serves
+        warn_torch(settings.code, error)
+        if folder is not None and not isinstance(error, ImportError):
+            remember_failure(folder, error)
+        return None
+    return f"onnx {'int8' if int8 else 'fp32'}"
+
+
+def _exported_graphs(folder: Path, int8: bool) -> Graphs:
+    from .graphs import Graphs
+
+    graphs = Graphs.read(folder)
+    if int8 and not graphs.has_int8:
+        raise FileNotFoundError(f"the export left no int8 graphs in {folder}")
+    return graphs
+
+
+def remember_failure(folder: Path, error: BaseException) -> None:
+    """Write why the graphs failed here into their `folder` (`FAILED`), in place of them."""
+    try:
+        if not (folder / FAILED).is_file():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir(parents=True, exist_ok=True)
+            reason = f"{type(error).__name__}: {error}"
+            (folder / FAILED).write_text(reason + "\n", encoding="utf-8")
+    except OSError as problem:
+        _LOGGER.debug("Cannot remember the failure in %s: %s", folder, problem)
+
+
+def prepare_graphs(model: TTSModel, folder: Path, int8: bool) -> Graphs:
+    """The graphs in `folder`, exported from `model` (and for `int8` quantised) now where they
+    are not. Exporting changes `model` (its attention made exportable) and traces it with
+    torch.fx, which patches every module's call in the process: only for a process that serves
+    nothing (`export_process`'s child; quantising alone traces nothing)."""
+    from .graphs import Graphs, with_int8
+
+    started, cpu = time.monotonic(), time.process_time()
+    try:
+        graphs: Graphs | None = Graphs.read(folder)
+    except (OSError, ValueError, KeyError, TypeError):
+        graphs = None
+    with _quiet_export():
+        if graphs is None:
+            _LOGGER.info("Exporting the model's graphs for ONNX Runtime (once; takes a while)")
+            graphs = _export(model, folder)
+        elif not int8 or graphs.has_int8:
+            return graphs
+        if int8:
+            with_int8(graphs)
+    size = sum(path.stat().st_size for path in folder.iterdir()) / 2**20
+    _LOGGER.info(
+        "Exported the graphs%s in %.1f s (%.1f s CPU), %.0f MiB in %s",
+        " (int8 too)" if int8 else "",
+        time.monotonic() - started,
+        time.process_time() - cpu,
+        size,
+        folder,
+    )
+    return graphs
+
+
+def _export(model: TTSModel, folder: Path) -> Graphs:
+    """Export `model` into `folder` (a partial export is removed)."""
+    from .exportable import use_exportable_attention
+    from .graphs import export
+
+    use_exportable_attention(model)
+    shutil.rmtree(folder, ignore_errors=True)
+    try:
+        return export(model, folder)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+
+
+@contextmanager
+def _quiet_export() -> Iterator[None]:
+    """Without the exporter's and quantiser's notes to their authors (`_QuietExport`)."""
+    quiet, root = _QuietExport(), logging.getLogger()
+    registration = logging.getLogger("torch.onnx._internal.exporter._registration")
+    level = registration.level
+    root.addFilter(quiet)
+    registration.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        root.removeFilter(quiet)
+        registration.setLevel(level)
