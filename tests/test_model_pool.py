@@ -7,9 +7,11 @@ process's memory) is in test_languages.py.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import weakref
 from collections.abc import Callable
+from typing import Any, cast
 
 import pytest
 import torch
@@ -102,3 +104,21 @@ def test_each_model_runs_with_the_threads_it_was_tuned_for(
     pool.get("fr")
     assert set_to == [3, french.tuning.threads]
     assert torch.get_num_threads() >= 1
+
+
+def test_unloading_a_model_stops_its_graph_export(tiny_model: TinyModel) -> None:
+    """An unloaded model's background export (`--runtime onnx|auto`) is stopped, not left to
+    run for minutes for a model that is gone. The export is a recording stand-in: a real one is
+    a child process exporting for tens of seconds (tests/test_runtime.py stops real ones)."""
+
+    class Export:
+        stopped = 0
+
+        def stop(self) -> None:
+            Export.stopped += 1
+
+    pool = pool_of(tiny_model, 1, "en", "fr")
+    english = pool.get("en")
+    english.tuning = dataclasses.replace(english.tuning, export=cast("Any", Export()))
+    pool.get("fr")
+    assert pool.loaded() == ["fr"] and Export.stopped == 1
