@@ -1,4 +1,5 @@
-"""The machine the server runs on: its usable cores, its CPU, torch's threads, freed memory.
+"""The machine the server runs on: its usable cores, its CPU, torch's threads, freed memory,
+the lowest CPU priority.
 
 Every torch thread count the server sets goes through here (`set_torch_threads`,
 `encoding_threads`), and every count of cores is the cores this process may actually run on
@@ -13,6 +14,7 @@ import ctypes.util
 import gc
 import os
 import platform
+import threading
 from collections.abc import Iterator
 
 ENCODING_THREADS = 4
@@ -85,3 +87,13 @@ def release_freed_memory() -> None:
         libc.malloc_trim(0)
     except (OSError, AttributeError):  # not glibc: nothing to do
         pass
+
+
+def lowest_priority(thread: bool = False) -> str | None:
+    """Run this process (`thread`: only the calling thread, which Linux gives a nice value of
+    its own) at nice 19, so it takes only the CPU the rest leaves; why not, if it cannot."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id() if thread else 0, 19)
+    except (AttributeError, OSError) as error:
+        return str(error)
+    return None

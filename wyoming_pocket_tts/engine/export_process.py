@@ -23,13 +23,13 @@ import threading
 import time
 from pathlib import Path
 
+from ..host import lowest_priority
 from ..settings import ModelSettings
 
 _LOGGER = logging.getLogger(__name__)
 
 TIMEOUT = 30 * 60.0
 """Seconds an export may take (several minutes at full size on a Pi) before it is killed."""
-_NICE = 19
 REASON = "Export failed: "
 """Begins the line of stderr in which the child says why it failed."""
 
@@ -128,7 +128,9 @@ def _child_env() -> dict[str, str]:
 
 def main(argv: list[str] | None = None) -> int:
     """The child: nice 19 first, then the export; 0, or 1 with a one-line reason."""
-    _lowest_priority()
+    why_not = lowest_priority()
+    if why_not is not None:
+        print(f"The export runs at normal priority: {why_not}", file=sys.stderr)
     parser = argparse.ArgumentParser(description="Export a model's ONNX graphs into FOLDER.")
     parser.add_argument("folder", type=Path)
     model = parser.add_mutually_exclusive_group(required=True)
@@ -154,13 +156,6 @@ def one_line(error: BaseException) -> str:
     """`error`'s type and the first line of its message (torch's run to pages)."""
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
     return f"{type(error).__name__}: {lines[0] if lines else ''}".rstrip(": ")
-
-
-def _lowest_priority() -> None:
-    try:
-        os.setpriority(os.PRIO_PROCESS, 0, _NICE)
-    except (AttributeError, OSError) as error:
-        print(f"The export runs at normal priority: {error}", file=sys.stderr)
 
 
 def _end_with_parent() -> None:

@@ -1,4 +1,5 @@
-"""`--runtime onnx` without cached graphs: exported in the background while torch serves.
+"""`--runtime onnx|auto` without loaded graphs: exported (once) and loaded in the background
+while torch serves.
 
 An export takes a minute or more of CPU at full size (`runtime`), far beyond the seconds a start
 may take. So the model starts on torch, and a child process at the lowest CPU priority exports
@@ -6,21 +7,21 @@ the graphs (`export_process`: tracing in the serving process broke its requests)
 the server waits for it, then loads a second fp32 copy of the model and gives it the graphs,
 read from the cache (or from a temporary folder, removed once the sessions are loaded, without
 a data folder). When it is done, the engine thread switches to that copy at its next idle
-moment (`Engine`, `ModelPool.switch`): never on the asyncio loop, never during a request. A
-failure is the usual one warning line, remembered with the cache like any other; torch keeps
-serving.
+moment (`Engine._switch`, `ModelPool.retune`; `auto` times both first): never on the asyncio
+loop, never during a request. Cached graphs are only loaded (no child). A failure is the usual
+one warning line, remembered with the cache like any other; torch keeps serving.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import shutil
 import tempfile
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..host import lowest_priority
 from ..settings import ModelSettings
 from .export_process import ExportFailed, ExportProcess
 from .runtime import (
@@ -59,8 +60,8 @@ class BackgroundExport:
 
     def start(self) -> None:
         _LOGGER.info(
-            "The %s model serves on torch while its ONNX Runtime graphs are exported "
-            "in the background (once; at low priority)",
+            "The %s model serves on torch while its ONNX Runtime graphs are prepared "
+            "in the background (exported once; at low priority)",
             self.settings.code,
         )
         self._thread.start()
@@ -79,7 +80,9 @@ class BackgroundExport:
 
         data_dir, temporary = self._data_dir, None
         try:
-            _lowest_priority()
+            why_not = lowest_priority(thread=True)  # the loading takes what requests leave
+            if why_not is not None:
+                _LOGGER.debug("The graphs load at normal priority: %s", why_not)
             if data_dir is None:  # the sessions hold the graphs in memory once loaded
                 folder = temporary = Path(tempfile.mkdtemp(prefix=TEMPORARY_PREFIX))
             else:
@@ -104,12 +107,3 @@ class BackgroundExport:
             if temporary is not None:
                 shutil.rmtree(temporary, ignore_errors=True)
             self.done.set()
-
-
-def _lowest_priority() -> None:
-    """This thread at nice 19 (Linux gives threads their own nice value): loading the model
-    copy and its sessions takes only what requests leave."""
-    try:
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
-    except (AttributeError, OSError) as error:
-        _LOGGER.debug("The export's loading runs at normal priority: %s", error)
