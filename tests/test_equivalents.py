@@ -123,7 +123,7 @@ def test_only_a_few_time_embeddings_are_kept(lsd_model: TinyModel) -> None:
 def test_every_loaded_model_gets_the_equivalents(
     lsd_model: TinyModel, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.INFO, logger="wyoming_pocket_tts.engine.tuning")
+    caplog.set_level(logging.INFO, logger="wyoming_pocket_tts.engine.loading")
     for quantize in (True, False):
         settings = ModelSettings(model=None, config=str(lsd_model.config_path), quantize=quantize)
         model, _ = load_tuned_model(settings, tmp_path, frames=3, rounds=1)

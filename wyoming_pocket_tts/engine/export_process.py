@@ -141,8 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     _end_with_parent()
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
+        from .loading import plain_model
         from .runtime import prepare_graphs
-        from .tuning import plain_model
 
         settings = ModelSettings(model=args.model, config=args.config)
         prepare_graphs(plain_model(settings, False), args.folder, args.int8)

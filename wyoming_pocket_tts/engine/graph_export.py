@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from ..host import lowest_priority
 from ..settings import ModelSettings
 from .export_process import ExportFailed, ExportProcess
+from .loading import equip, plain_model
 from .runtime import (
     TEMPORARY_PREFIX,
     graph_folder,
@@ -76,8 +77,6 @@ class BackgroundExport:
         self._process.stop()
 
     def _run(self) -> None:
-        from .tuning import equip, plain_model
-
         data_dir, temporary = self._data_dir, None
         try:
             why_not = lowest_priority(thread=True)  # the loading takes what requests leave

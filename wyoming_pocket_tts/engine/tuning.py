@@ -28,7 +28,6 @@ default voice is loaded, `warm_up` generates one chunk with it, for the costs of
 
 from __future__ import annotations
 
-import copy
 import logging
 import threading
 import time
@@ -42,13 +41,12 @@ from ..settings import ModelSettings
 from .comparison import Comparison, Remeasurement, compare, figures_text
 from .decisions import DecisionStore, host_key
 from .graph_export import BackgroundExport
+from .loading import equip, int8_copy, load_model, plain_model
 from .rule import Choice, Config
 from .runtime import needs_export, onnx_or_torch, warn_torch
 from .speedups import (
     int8_unavailable,
     is_mimi_decoder_int8,
-    quantize_mimi_decoder,
-    quiet_quantization,
 )
 from .timing import (
     FRAMES,
@@ -211,7 +209,7 @@ def _load_torch(
         reason = f"auto, saved on {saved['measured']}: {figures_text(saved['figures'])}"
         confidence = _saved_confidence(saved)
     if chosen is None or (saved is not None and saved["provisional"]):
-        variants = _variants(_load(settings, False), configs)
+        variants = _variants(load_model(settings, False), configs)
         if chosen is None:
             comparison = compare(variants, configs, frames, rounds)
             choice = comparison.choice
@@ -230,7 +228,7 @@ def _load_torch(
             reason += "; provisional: measured again when idle"
         del variants
     else:
-        model = _load(settings, chosen.quantize)
+        model = load_model(settings, chosen.quantize)
     set_torch_threads(chosen.threads)
     if speed is None:
         serve(model, SHORT_TEXT, 1)  # first-call costs, kept out of the figure
@@ -285,7 +283,7 @@ def _variants(model: TTSModel, configs: list[Config]) -> dict[tuple[bool, bool],
     fp32, int8 = Config(1, False).variant, Config(1, True).variant
     variants = {fp32: model}
     if any(config.quantize for config in configs):
-        variants[int8] = _int8_copy(model)
+        variants[int8] = int8_copy(model)
     set_torch_threads(1)
     for variant in variants.values():
         serve(variant, SHORT_TEXT, 1)
@@ -298,57 +296,9 @@ def _saved_confidence(saved: dict[str, Any]) -> str:
     return choice.confidence
 
 
-def _int8_copy(model: TTSModel) -> TTSModel:
-    from pocket_tts.quantization import RECOMMENDED_CONFIG, apply_dynamic_int8
-
-    int8 = copy.deepcopy(model)
-    with quiet_quantization():
-        apply_dynamic_int8(int8.flow_lm, RECOMMENDED_CONFIG)
-        quantize_mimi_decoder(int8)
-    return int8
-
-
 def _flags(settings: ModelSettings) -> str:
     quantize = {None: "auto", True: "on", False: "off"}[settings.quantize]
     return f"--quantize {quantize}, --threads {settings.threads or 'auto'}"
-
-
-def _load(settings: ModelSettings, quantize: bool) -> TTSModel:
-    started = time.monotonic()
-    model = plain_model(settings, quantize)
-    given = equip(model)
-    _LOGGER.info(
-        "Loaded model %s in %.1f s (%s)",
-        settings.label,
-        time.monotonic() - started,
-        ", ".join(given) or "no faster equivalents",
-    )
-    return model
-
-
-def plain_model(settings: ModelSettings, quantize: bool) -> TTSModel:
-    """pocket-tts's model as it loads it (int8: Mimi's decoder too), nothing given yet."""
-    from pocket_tts import TTSModel  # takes seconds (torch)
-
-    with quiet_quantization():
-        if settings.config is not None:
-            model = TTSModel.load_model(config=settings.config, quantize=quantize)
-        else:
-            model = TTSModel.load_model(language=settings.model, quantize=quantize)
-        if quantize:
-            quantize_mimi_decoder(model)
-    return model
-
-
-def equip(model: TTSModel) -> list[str]:
-    """Give a loaded model the faster equivalents (the same audio); what was given, in words."""
-    from .equivalents import use_equivalents  # imports torch
-    from .mimi_cache import skip_mimi_cache_fill
-
-    given = use_equivalents(model)
-    if skip_mimi_cache_fill(model):
-        given.append("Mimi's caches unfilled")
-    return given
 
 
 def _load_onnx(
@@ -361,7 +311,7 @@ def _load_onnx(
     int8 = settings.quantize is True
     threads = settings.threads or 1
     started = time.monotonic()
-    model = plain_model(settings, False)  # the prompts run in torch fp32; the frames in the graphs
+    model = plain_model(settings, False)  # torch keeps the text conditioner and Mimi's encoder
     runs = onnx_or_torch(model, settings, data_dir, int8, threads)
     if runs is None:
         return None
