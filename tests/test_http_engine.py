@@ -72,6 +72,8 @@ def test_first_bytes_come_about_one_first_audio_time_after_the_request(
         server: TtsServer, port: int
     ) -> tuple[list[float], list[float], list[float]]:
         wyoming, first, whole = [], [], []
+        await wyoming_first_chunk(server.port or 0, HALF_TEXT)  # first-call costs (the mp3
+        await timed_speech(port, HALF_TEXT, "a", "mp3")  # encoder's too), kept out
         for _ in range(2):  # interleaved, so that load on the machine hits both alike
             wyoming.append(await wyoming_first_chunk(server.port or 0, HALF_TEXT))
             answer = await timed_speech(port, HALF_TEXT, "a", "mp3")
@@ -81,7 +83,7 @@ def test_first_bytes_come_about_one_first_audio_time_after_the_request(
         return wyoming, first, whole
 
     wyoming, first, whole = http_run(endless_model, voices, scenario)  # type: ignore[misc]
-    ratio = statistics.median(first) / statistics.median(wyoming)
+    ratio = min(first) / min(wyoming)  # each side's best: load on the host only ever slows
     print(f"first bytes / Wyoming first audio: {ratio:.2f} ({first} vs {wyoming}); whole {whole}")
     assert ratio < 3.0, (first, wyoming)
     assert statistics.median(first) < statistics.median(whole) / 4, (first, whole)
