@@ -36,7 +36,7 @@ import torch
 from torch.profiler import ProfilerActivity, record_function
 
 from wyoming_pocket_tts.audio.pcm import to_pcm16
-from wyoming_pocket_tts.engine.timing import LONG_TEXT, SAMPLES_PER_FRAME, empty_voice
+from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT, SAMPLES_PER_FRAME, empty_voice
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel

@@ -27,9 +27,9 @@ import torch
 from pocket_tts.modules.attention import StreamingMultiheadAttention
 
 from tests.model_factory import build_tiny_model
-from wyoming_pocket_tts.engine.equivalents import use_equivalents
-from wyoming_pocket_tts.engine.mimi_cache import UnfilledKVCache, skip_mimi_cache_fill
-from wyoming_pocket_tts.engine.timing import SHORT_TEXT, interleaved, serve
+from wyoming_pocket_tts.engine.model.equivalents import use_equivalents
+from wyoming_pocket_tts.engine.model.mimi_cache import UnfilledKVCache, skip_mimi_cache_fill
+from wyoming_pocket_tts.engine.tuning.timing import SHORT_TEXT, interleaved, serve
 from wyoming_pocket_tts.host import set_torch_threads
 
 from .profile_report import server_int8_copy

@@ -4,7 +4,7 @@ torch path, in one process, interleaved rounds (each round in the other order).
 The sides, all from one random-weight model (pocket-tts's layer shapes):
 - `torch fp32`, `torch int8`: what the server serves with (pocket-tts's own generation and its
   two threads; the `equivalents`; int8 = pocket-tts's `quantize=True` on torch.ao, the backend
-  it takes without torchao, plus `speedups`' Mimi);
+  it takes without torchao, plus `model.int8`' Mimi);
 - `torchao int8`: the same with torchao's `quantize_` (int8 dynamic activations and weights) on
   the same layers, if torchao imports (it is not installed with the server: pocket-tts would
   then take it for `quantize=True` itself);
@@ -35,10 +35,10 @@ from pocket_tts.modules.stateful_module import increment_steps, init_states
 
 from tests.model_factory import build_tiny_model
 from wyoming_pocket_tts.audio.pcm import to_pcm16
-from wyoming_pocket_tts.engine.equivalents import use_equivalents
-from wyoming_pocket_tts.engine.exportable import use_exportable_attention
-from wyoming_pocket_tts.engine.graph_model import use_graphs
-from wyoming_pocket_tts.engine.timing import LONG_TEXT, SHORT_TEXT, interleaved
+from wyoming_pocket_tts.engine.model.equivalents import use_equivalents
+from wyoming_pocket_tts.engine.onnx.attention import use_exportable_attention
+from wyoming_pocket_tts.engine.onnx.model import use_graphs
+from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT, SHORT_TEXT, interleaved
 from wyoming_pocket_tts.host import set_torch_threads
 
 from .frame_profile import generate, steady_frame_time
@@ -47,7 +47,7 @@ from .onnx_report import THREADS, render
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
 
-    from wyoming_pocket_tts.engine.graphs import Graphs
+    from wyoming_pocket_tts.engine.onnx.export import Graphs
 
 INSTALL = ".venv/bin/pip install -e ."
 """How to get onnxruntime, onnx and onnxscript: dependencies of the server."""
@@ -66,7 +66,7 @@ def torch_ao_int8_copy(model: TTSModel) -> TTSModel:
     torchao's own side."""
     from pocket_tts.quantization import RECOMMENDED_CONFIG, _apply_torch_ao
 
-    from wyoming_pocket_tts.engine.speedups import quantize_mimi_decoder
+    from wyoming_pocket_tts.engine.model.int8 import quantize_mimi_decoder
 
     quantized = copy.deepcopy(model)
     _apply_torch_ao(quantized.flow_lm, RECOMMENDED_CONFIG)
@@ -132,7 +132,7 @@ class TorchSide:
 
 def _first(model: TTSModel) -> list[tuple[float, int]]:
     """pocket-tts's generation of `SHORT_TEXT` to its first chunk (then stopped)."""
-    from wyoming_pocket_tts.engine.timing import empty_voice
+    from wyoming_pocket_tts.engine.tuning.timing import empty_voice
 
     stop = threading.Event()
     stream = model.generate_audio_stream(empty_voice(model), SHORT_TEXT, stop=stop)
@@ -157,7 +157,7 @@ def _median_call(step: Callable[[], None], count: int) -> float:
 
 
 def onnx_side(model: TTSModel, graphs: Graphs, int8: bool, threads: int) -> TorchSide:
-    """The server's `--runtime onnx` model (`runtime`: the graphs, then the equivalents), from
+    """The server's `--runtime onnx` model (`onnx.cache`: the graphs, then the equivalents), from
     a copy of the fp32 model."""
     graph = copy.deepcopy(model)
     use_graphs(graph, graphs, int8, threads)
@@ -243,7 +243,7 @@ def measure(size: str, runs: int, root: Path) -> dict[str, Any]:
         raise SystemExit(f"--onnx needs {', '.join(missing)}: {INSTALL}")
     from pocket_tts import TTSModel
 
-    from wyoming_pocket_tts.engine.graphs import export, with_int8
+    from wyoming_pocket_tts.engine.onnx.export import export, with_int8
 
     files = build_tiny_model(root / "model", size=size, eos=False, link=True)
     fp32 = TTSModel.load_model(config=str(files.config_path))

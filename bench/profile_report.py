@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tests.model_factory import build_tiny_model
-from wyoming_pocket_tts.engine.timing import interleaved
+from wyoming_pocket_tts.engine.tuning.timing import interleaved
 from wyoming_pocket_tts.host import set_torch_threads, usable_cores
 
 from . import hardware
@@ -41,10 +41,10 @@ def int8_copy(model: TTSModel) -> TTSModel:
 
 
 def server_int8_copy(model: TTSModel) -> TTSModel:
-    """What the server runs as int8: pocket-tts's, plus Mimi's decoder transformer (`speedups`)
+    """What the server runs as int8: pocket-tts's, plus Mimi's decoder transformer (`model.int8`)
     and the equivalents (`equivalents`)."""
-    from wyoming_pocket_tts.engine.equivalents import use_equivalents
-    from wyoming_pocket_tts.engine.speedups import quantize_mimi_decoder
+    from wyoming_pocket_tts.engine.model.equivalents import use_equivalents
+    from wyoming_pocket_tts.engine.model.int8 import quantize_mimi_decoder
 
     quantized = int8_copy(model)
     quantize_mimi_decoder(quantized)

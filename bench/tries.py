@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from tests.model_factory import build_tiny_model
-from wyoming_pocket_tts.engine.equivalents import use_equivalents
-from wyoming_pocket_tts.engine.timing import interleaved
+from wyoming_pocket_tts.engine.model.equivalents import use_equivalents
+from wyoming_pocket_tts.engine.tuning.timing import interleaved
 from wyoming_pocket_tts.host import set_torch_threads, usable_cores
 
 from .frame_profile import generate, steady_frame_time

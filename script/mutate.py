@@ -43,7 +43,7 @@ class Target:
 
 TARGETS: dict[str, Target] = {
     "scheduler": Target(
-        "wyoming_pocket_tts/engine/scheduler.py",
+        "wyoming_pocket_tts/engine/serving/scheduler.py",
         (
             "Scheduler.admit",
             "Scheduler.add_text",
@@ -63,7 +63,7 @@ TARGETS: dict[str, Target] = {
         ("tests/test_scheduler_rules.py",),
     ),
     "request": Target(
-        "wyoming_pocket_tts/engine/request.py",
+        "wyoming_pocket_tts/engine/serving/request.py",
         ("Listener.heard", "SpeechRequest.runs_out_at", "SpeechRequest.add_error"),
         ("tests/test_scheduler_rules.py",),
     ),
@@ -91,18 +91,18 @@ TARGETS: dict[str, Target] = {
         ("tests/test_catalog_rules.py",),
     ),
     "models": Target(
-        "wyoming_pocket_tts/engine/models.py",
+        "wyoming_pocket_tts/engine/serving/pool.py",
         ("ModelPool.get", "ModelPool._unload", "ModelPool.failure"),
         ("tests/test_model_pool.py",),
         light=False,
     ),
     "tuning": Target(
-        "wyoming_pocket_tts/engine/rule.py",
+        "wyoming_pocket_tts/engine/tuning/rule.py",
         ("best", "spread", "real_time_floor", "choose", "Choice.confidence"),
         ("tests/test_tuning_rule.py",),
     ),
     "equivalents": Target(
-        "wyoming_pocket_tts/engine/equivalents.py",
+        "wyoming_pocket_tts/engine/model/equivalents.py",
         (
             "MatmulConvTranspose1d.forward",
             "MatmulConvTranspose1d._by_matmul",

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from wyoming_pocket_tts.cli import parse_settings
-from wyoming_pocket_tts.pocket import builtin_models, default_voice_source, language_code
+from wyoming_pocket_tts.languages import language_code
+from wyoming_pocket_tts.pocket import builtin_models, default_voice_source
 from wyoming_pocket_tts.settings import EngineSettings, HttpSettings, ServerSettings, VoiceSpec
 from wyoming_pocket_tts.voices.catalog import VoiceCatalog, parse_voice_arg
 

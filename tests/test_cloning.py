@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from wyoming_pocket_tts.engine.voice_states.store import VoiceStateStore
 from wyoming_pocket_tts.voices.cloning import MODEL_PAGE
-from wyoming_pocket_tts.voices.store import VoiceStateStore
 
 from .model_factory import DEFAULT_CACHE_NAME, build_hf_cache, write_voice_wav
 from .support import (

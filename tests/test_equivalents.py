@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 import torch
 
-from wyoming_pocket_tts.engine.equivalents import (
+from wyoming_pocket_tts.engine.model.equivalents import (
     GEMM_MAX_VALUES,
     MatmulConvTranspose1d,
     RememberedTimeEmbedding,
     remember_time_embeddings,
     use_equivalents,
 )
-from wyoming_pocket_tts.engine.tuning import load_tuned_model
+from wyoming_pocket_tts.engine.tuning.tuned import load_tuned_model
 from wyoming_pocket_tts.settings import ModelSettings
 
 from .model_factory import TinyModel, build_tiny_model
@@ -123,7 +123,7 @@ def test_only_a_few_time_embeddings_are_kept(lsd_model: TinyModel) -> None:
 def test_every_loaded_model_gets_the_equivalents(
     lsd_model: TinyModel, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.INFO, logger="wyoming_pocket_tts.engine.loading")
+    caplog.set_level(logging.INFO, logger="wyoming_pocket_tts.engine.model.loading")
     for quantize in (True, False):
         settings = ModelSettings(model=None, config=str(lsd_model.config_path), quantize=quantize)
         model, _ = load_tuned_model(settings, tmp_path, frames=3, rounds=1)

@@ -17,14 +17,14 @@ import torch
 from pocket_tts import TTSModel
 from pocket_tts.modules.stateful_module import increment_steps, init_states
 
-from wyoming_pocket_tts.engine.exportable import (
+from wyoming_pocket_tts.engine.model.int8 import quantize_mimi_decoder
+from wyoming_pocket_tts.engine.onnx.attention import (
     CacheFull,
     ExportableAttention,
     from_pocket_state,
     use_exportable_attention,
 )
-from wyoming_pocket_tts.engine.speedups import quantize_mimi_decoder
-from wyoming_pocket_tts.engine.timing import LONG_TEXT
+from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT
 
 from .model_factory import TinyModel, build_tiny_model, write_voice_wav
 from .test_speedups import relative_difference, speak

@@ -29,11 +29,11 @@ from wyoming.tts import (
     SynthesizeVoice,
 )
 
-from wyoming_pocket_tts.engine import worker
 from wyoming_pocket_tts.engine.chunking import MAX_PIECE_TOKENS, chunks
-from wyoming_pocket_tts.engine.models import ModelPool
-from wyoming_pocket_tts.engine.request import BYTES_PER_SECOND, SpeechRequest
-from wyoming_pocket_tts.engine.scheduler import Scheduler
+from wyoming_pocket_tts.engine.serving import engine as worker
+from wyoming_pocket_tts.engine.serving.pool import ModelPool
+from wyoming_pocket_tts.engine.serving.request import BYTES_PER_SECOND, SpeechRequest
+from wyoming_pocket_tts.engine.serving.scheduler import Scheduler
 
 from .conftest import model_args
 from .model_factory import TinyModel

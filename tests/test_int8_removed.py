@@ -18,11 +18,12 @@ from pathlib import Path
 import pytest
 import torch
 
-from wyoming_pocket_tts.engine import decisions, tuning
-from wyoming_pocket_tts.engine.rule import Choice, Config
-from wyoming_pocket_tts.engine.speedups import int8_unavailable
-from wyoming_pocket_tts.engine.timing import Speed
-from wyoming_pocket_tts.engine.tuning import load_tuned_model
+from wyoming_pocket_tts.engine.model.int8 import int8_unavailable
+from wyoming_pocket_tts.engine.tuning import decisions
+from wyoming_pocket_tts.engine.tuning import tuned as tuning
+from wyoming_pocket_tts.engine.tuning.rule import Choice, Config
+from wyoming_pocket_tts.engine.tuning.timing import Speed
+from wyoming_pocket_tts.engine.tuning.tuned import load_tuned_model
 from wyoming_pocket_tts.settings import ModelSettings
 
 from .conftest import model_args

@@ -16,7 +16,7 @@ import pytest
 from wyoming.client import AsyncTcpClient
 from wyoming.tts import Synthesize, SynthesizeVoice
 
-from wyoming_pocket_tts.engine import models as models_module
+from wyoming_pocket_tts.engine.serving import pool as models_module
 from wyoming_pocket_tts.settings import ModelSettings
 
 from .model_factory import SAMPLES_PER_FRAME, TinyModel, expected_frames

@@ -2,7 +2,7 @@
 
 import pytest
 
-from wyoming_pocket_tts.voices.lru import LruCache
+from wyoming_pocket_tts.engine.voice_states.lru import LruCache
 
 
 def test_evicts_least_recently_used_first() -> None:

@@ -19,9 +19,9 @@ from pocket_tts import TTSModel
 from pocket_tts.modules.attention import StreamingMultiheadAttention
 from pocket_tts.modules.stateful_module import init_states
 
-from wyoming_pocket_tts.engine.mimi_cache import UnfilledKVCache, skip_mimi_cache_fill
-from wyoming_pocket_tts.engine.timing import LONG_TEXT, SHORT_TEXT, empty_voice
-from wyoming_pocket_tts.engine.tuning import load_tuned_model
+from wyoming_pocket_tts.engine.model.mimi_cache import UnfilledKVCache, skip_mimi_cache_fill
+from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT, SHORT_TEXT, empty_voice
+from wyoming_pocket_tts.engine.tuning.tuned import load_tuned_model
 from wyoming_pocket_tts.settings import ModelSettings
 
 from .model_factory import TinyModel

@@ -16,8 +16,8 @@ from typing import Any, cast
 import pytest
 import torch
 
-from wyoming_pocket_tts.engine import models as models_module
-from wyoming_pocket_tts.engine.models import ModelPool, ModelUnavailable
+from wyoming_pocket_tts.engine.serving import pool as models_module
+from wyoming_pocket_tts.engine.serving.pool import ModelPool, ModelUnavailable
 from wyoming_pocket_tts.settings import EngineSettings, ModelSettings
 from wyoming_pocket_tts.voices.catalog import LoadFailures
 

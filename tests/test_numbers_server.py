@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from pocket_tts.models import text_chunking
 
-from wyoming_pocket_tts.engine import timing
+from wyoming_pocket_tts.engine.tuning import timing
 
 from .conftest import model_args
 from .model_factory import TinyModel

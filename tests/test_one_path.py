@@ -34,7 +34,7 @@ from wyoming.tts import (
 )
 
 from wyoming_pocket_tts.audio.loudness import integrated_loudness
-from wyoming_pocket_tts.engine import timing
+from wyoming_pocket_tts.engine.tuning import timing
 from wyoming_pocket_tts.languages import RECORDS
 from wyoming_pocket_tts.settings import SAMPLE_RATE, SAMPLE_WIDTH
 

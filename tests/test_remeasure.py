@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 
 from wyoming_pocket_tts.cli import parse_settings
-from wyoming_pocket_tts.engine import comparison, decisions
-from wyoming_pocket_tts.engine.rule import Choice, Config
-from wyoming_pocket_tts.engine.timing import Speed
+from wyoming_pocket_tts.engine.tuning import comparison, decisions
+from wyoming_pocket_tts.engine.tuning.rule import Choice, Config
+from wyoming_pocket_tts.engine.tuning.timing import Speed
 from wyoming_pocket_tts.http.studio import StudioSettings
 
 from .conftest import model_args
@@ -31,7 +31,7 @@ from .model_factory import TinyModel
 from .studio_support import running_studio, status, until
 from .support import synthesize
 
-COMPARISON_LOGGER = "wyoming_pocket_tts.engine.comparison"
+COMPARISON_LOGGER = "wyoming_pocket_tts.engine.tuning.comparison"
 
 
 def provisional_decision(args: list[str], data: Path) -> Path:

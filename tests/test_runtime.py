@@ -1,4 +1,4 @@
-"""`--runtime onnx` (`engine.runtime`, `graph_model`, `graph_runs`): each frame as ONNX graphs.
+"""`--runtime onnx` (`engine.runtime`, `onnx.model`, `onnx.sessions`): each frame as ONNX graphs.
 
 The module's one export of the endless model (slim, no EOS) is a server's first start
 (`first_start`): its export child writes the graphs while a client's requests are served. Those
@@ -32,12 +32,15 @@ import pytest
 import torch
 from pocket_tts import TTSModel
 
-from wyoming_pocket_tts.engine import comparison, export_process, graph_export, runtime
-from wyoming_pocket_tts.engine.exportable import from_pocket_state, to_pocket_state
-from wyoming_pocket_tts.engine.graph_model import runs_graphs, use_graphs
-from wyoming_pocket_tts.engine.graph_runs import LMGraph
-from wyoming_pocket_tts.engine.graphs import Graphs
-from wyoming_pocket_tts.engine.timing import LONG_TEXT, Speed, empty_voice
+from wyoming_pocket_tts.engine.onnx import background as graph_export
+from wyoming_pocket_tts.engine.onnx import cache as runtime
+from wyoming_pocket_tts.engine.onnx import child as export_process
+from wyoming_pocket_tts.engine.onnx.attention import from_pocket_state, to_pocket_state
+from wyoming_pocket_tts.engine.onnx.export import Graphs
+from wyoming_pocket_tts.engine.onnx.model import runs_graphs, use_graphs
+from wyoming_pocket_tts.engine.onnx.sessions import LMGraph
+from wyoming_pocket_tts.engine.tuning import comparison
+from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT, Speed, empty_voice
 from wyoming_pocket_tts.http.studio import StudioSettings
 from wyoming_pocket_tts.settings import ModelSettings
 

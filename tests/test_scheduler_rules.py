@@ -14,9 +14,14 @@ from collections.abc import Iterator
 
 import pytest
 
-from wyoming_pocket_tts.engine import scheduler as scheduler_module
-from wyoming_pocket_tts.engine.request import BYTES_PER_SECOND, Listener, Piece, SpeechRequest
-from wyoming_pocket_tts.engine.scheduler import IDLE, EngineBusy, Scheduler
+from wyoming_pocket_tts.engine.serving import scheduler as scheduler_module
+from wyoming_pocket_tts.engine.serving.request import (
+    BYTES_PER_SECOND,
+    Listener,
+    Piece,
+    SpeechRequest,
+)
+from wyoming_pocket_tts.engine.serving.scheduler import IDLE, EngineBusy, Scheduler
 from wyoming_pocket_tts.errors import BUSY, SHUTDOWN, TEXT_TOO_LONG, JobError
 from wyoming_pocket_tts.settings import VoiceSpec
 

@@ -22,7 +22,7 @@ from wyoming.tts import (
     SynthesizeVoice,
 )
 
-from wyoming_pocket_tts.engine import worker
+from wyoming_pocket_tts.engine.serving import engine as worker
 from wyoming_pocket_tts.settings import SAMPLE_RATE
 
 from .conftest import model_args

@@ -17,9 +17,10 @@ import numpy as np
 import pytest
 from pocket_tts import TTSModel
 
-from wyoming_pocket_tts.engine import speedups, tuning
-from wyoming_pocket_tts.engine.timing import LONG_TEXT, empty_voice
-from wyoming_pocket_tts.engine.tuning import load_tuned_model
+from wyoming_pocket_tts.engine.model import int8 as speedups
+from wyoming_pocket_tts.engine.tuning import tuned as tuning
+from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT, empty_voice
+from wyoming_pocket_tts.engine.tuning.tuned import load_tuned_model
 from wyoming_pocket_tts.settings import ModelSettings
 
 from .model_factory import TinyModel

@@ -18,7 +18,7 @@ import soundfile
 
 from wyoming_pocket_tts.audio import sample_check
 from wyoming_pocket_tts.audio.sample_check import SampleRefused
-from wyoming_pocket_tts.engine.timing import Speed
+from wyoming_pocket_tts.engine.tuning.timing import Speed
 from wyoming_pocket_tts.http.studio import StudioSettings
 from wyoming_pocket_tts.settings import VoiceSpec
 from wyoming_pocket_tts.text.pronunciations import (

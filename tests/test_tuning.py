@@ -21,12 +21,13 @@ from pocket_tts import TTSModel
 
 from bench.tuning import parse_decision
 from wyoming_pocket_tts.cli import parse_settings
-from wyoming_pocket_tts.engine import decisions, timing, tuning
-from wyoming_pocket_tts.engine.advice import SLOW_RTF, log_speed_verdict
 from wyoming_pocket_tts.engine.chunking import chunks
-from wyoming_pocket_tts.engine.rule import Choice, Config
-from wyoming_pocket_tts.engine.timing import LONG_TEXT, SHORT_TEXT, Speed
-from wyoming_pocket_tts.engine.tuning import Tuning, load_tuned_model
+from wyoming_pocket_tts.engine.tuning import decisions, timing
+from wyoming_pocket_tts.engine.tuning import tuned as tuning
+from wyoming_pocket_tts.engine.tuning.rule import Choice, Config
+from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT, SHORT_TEXT, Speed
+from wyoming_pocket_tts.engine.tuning.tuned import Tuning, load_tuned_model
+from wyoming_pocket_tts.engine.tuning.verdict import SLOW_RTF, log_speed_verdict
 from wyoming_pocket_tts.settings import ModelSettings
 
 from .conftest import model_args
@@ -35,9 +36,9 @@ from .support import ServerProcess, running_server, synthesize
 
 FRAMES = 3
 """A very short timed generation: enough for both figures, cheap on 2 shared cores."""
-TUNING_LOGGER = "wyoming_pocket_tts.engine.tuning"
-COMPARISON_LOGGER = "wyoming_pocket_tts.engine.comparison"
-ADVICE_LOGGER = "wyoming_pocket_tts.engine.advice"
+TUNING_LOGGER = "wyoming_pocket_tts.engine.tuning.tuned"
+COMPARISON_LOGGER = "wyoming_pocket_tts.engine.tuning.comparison"
+ADVICE_LOGGER = "wyoming_pocket_tts.engine.tuning.verdict"
 
 
 def is_quantized(model) -> bool:
@@ -276,7 +277,7 @@ def test_a_decision_of_the_old_rule_is_measured_again(
     on the serving path and saves a versioned decision in its place."""
     caplog.set_level(logging.DEBUG, logger=TUNING_LOGGER)
     caplog.set_level(logging.DEBUG, logger=COMPARISON_LOGGER)
-    caplog.set_level(logging.DEBUG, logger="wyoming_pocket_tts.engine.decisions")
+    caplog.set_level(logging.DEBUG, logger="wyoming_pocket_tts.engine.tuning.decisions")
     data = tmp_path / "data"
     settings = ModelSettings(model=None, config=str(own_model.config_path), quantize=None)
     store = decisions.DecisionStore(data / "tuning")

@@ -8,8 +8,14 @@ from __future__ import annotations
 
 import pytest
 
-from wyoming_pocket_tts.engine.rule import MIN_MARGIN, REAL_TIME, Config, choose, real_time_floor
-from wyoming_pocket_tts.engine.timing import Speed, interleaved
+from wyoming_pocket_tts.engine.tuning.rule import (
+    MIN_MARGIN,
+    REAL_TIME,
+    Config,
+    choose,
+    real_time_floor,
+)
+from wyoming_pocket_tts.engine.tuning.timing import Speed, interleaved
 
 FP32_1, INT8_1, FP32_2, INT8_2 = (
     Config(1, False),
@@ -121,7 +127,7 @@ def test_on_equal_figures_torch_stays_the_baseline_over_the_graphs() -> None:
 
 def test_each_figure_is_the_best_of_its_rounds() -> None:
     """Noise on a shared host only ever slows: the least disturbed round stands for both."""
-    from wyoming_pocket_tts.engine.rule import best, spread
+    from wyoming_pocket_tts.engine.tuning.rule import best, spread
 
     assert best(rounds((0.30, 2.0), (0.20, 3.0), (0.25, 2.5))) == Speed(0.20, 3.0)
     assert spread(rounds((0.10, 2.0), (0.20, 2.0))) == pytest.approx(1.0)

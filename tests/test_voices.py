@@ -20,7 +20,7 @@ import torch
 from pocket_tts import export_model_state
 from safetensors.torch import save_file
 
-from wyoming_pocket_tts.voices.store import MAX_AGE_DAYS
+from wyoming_pocket_tts.engine.voice_states.store import MAX_AGE_DAYS
 
 from . import model_factory as mf
 from .conftest import model_args

@@ -17,7 +17,8 @@ from typing import Any, Protocol
 
 from .cli import QUANTIZE_MODES, build_parser
 from .flags import loudness_target
-from .pocket import builtin_models, builtin_voice_names, language_code
+from .languages import language_code
+from .pocket import builtin_models, builtin_voice_names
 from .voices.catalog import VoiceKind, voice_kind
 
 CONFIG_DIR = Path("/config")

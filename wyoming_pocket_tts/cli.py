@@ -26,9 +26,9 @@ from .flags import (
     thread_count,
     voice_spec,
 )
-from .languages import UnknownLanguage
+from .languages import UnknownLanguage, language_code
 from .languages import known as known_language
-from .pocket import builtin_models, language_code
+from .pocket import builtin_models
 from .settings import (
     LANGUAGE_CODE,
     MAX_SPEED,

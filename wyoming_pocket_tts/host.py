@@ -16,6 +16,7 @@ import os
 import platform
 import threading
 from collections.abc import Iterator
+from importlib.metadata import PackageNotFoundError, version
 
 ENCODING_THREADS = 4
 """Most torch threads a voice encoding borrows, so a many-core host keeps cores for others."""
@@ -97,3 +98,11 @@ def lowest_priority(thread: bool = False) -> str | None:
     except (AttributeError, OSError) as error:
         return str(error)
     return None
+
+
+def installed_version(package: str) -> str:
+    """`package`'s installed version, or "missing"."""
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return "missing"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from wyoming.info import Attribution, Info, TtsProgram, TtsVoice
 
 from . import __version__
-from .engine.worker import Engine
+from .engine.serving.engine import Engine
 from .voices.catalog import VoiceCatalog, describe_voice
 
 KYUTAI = Attribution(name="Kyutai", url="https://github.com/kyutai-labs/pocket-tts")

@@ -19,8 +19,8 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 
-from .engine.request import Listener, Piece, SpeechRequest
-from .engine.scheduler import EngineBusy
+from .engine.serving.request import Listener, Piece, SpeechRequest
+from .engine.serving.scheduler import EngineBusy
 from .errors import TEXT_TOO_LONG, JobError
 from .service import Service
 from .settings import VoiceSpec

@@ -1,11 +1,11 @@
 """Every language the server speaks, one record each, and the one rule for what a code means.
 
-A record holds what the rest of the server asks about a language: its ISO 639-1 code, the
-pocket-tts models that speak it (their names start with the language's name), the phrase a voice
-speaks to have its loudness measured, the tables its numbers, units and abbreviations are read
-with (`numbers`, `reader`), and what the add-on offers for it (`addon_choices`). A code is read by
-its base (`fr-CA`, `fr_ca`, `FR` -> `fr`), and a code no record knows is an `UnknownLanguage`
-error: nothing falls back to English in silence.
+A record holds what the rest of the server asks about a language: its ISO 639-1 code, its name
+(the pocket-tts models that speak it start with it) and the phrase a voice speaks to have its
+loudness measured; its number tables are `text.numbers.LANGUAGES[code]`. A code is read by its
+base (`fr-CA`, `fr_ca`, `FR` -> `fr`), and a code given by a user that no record knows is an
+`UnknownLanguage` error, refused at start. A model whose name names no language (a custom
+config) is `DEFAULT`'s unless given a code.
 
 Adding a language: its numbers module in `text/numbers/` (its tables, abbreviations included),
 its record here, and its code and models in the add-on's config.yaml lists;
@@ -17,11 +17,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .text.numbers.reader import Reader
-    from .text.numbers.tables import Language
 
 
 class UnknownLanguage(ValueError):
@@ -47,32 +42,6 @@ class LanguageRecord:
     def speaks(self, model: str) -> bool:
         """Whether the pocket-tts model (or config file) called `model` speaks this language."""
         return model.lower().startswith(self.name)
-
-    @property
-    def models(self) -> list[str]:
-        """The pocket-tts built-in models that speak it (`french`, `french_24l`)."""
-        from .pocket import builtin_models
-
-        return [model for model in builtin_models() if self.speaks(model)]
-
-    @property
-    def addon_choices(self) -> list[str]:
-        """What the add-on offers for a voice of this language: its code and its models."""
-        return [self.code, *self.models]
-
-    @property
-    def numbers(self) -> Language:
-        """The tables its numbers, units, dates and abbreviations are read with."""
-        from .text.numbers import LANGUAGES  # the tables import slowly: only when read
-
-        return LANGUAGES[self.code]
-
-    @property
-    def reader(self) -> Reader:
-        """Its number reader (built once)."""
-        from .text.numbers import reader
-
-        return reader(self.code)
 
 
 RECORDS: dict[str, LanguageRecord] = {
@@ -151,3 +120,8 @@ def of_model(model: str | None, config: str | None = None) -> LanguageRecord:
     custom config whose name names none (give it a code: `--model-config CODE=PATH`)."""
     stem = model or Path(config.split("@")[0] if config else "").stem
     return next((r for r in RECORDS.values() if r.speaks(stem)), DEFAULT)
+
+
+def language_code(model: str | None, config: str | None = None) -> str:
+    """The ISO code of a model's language, from its name or config file name (`of_model`)."""
+    return of_model(model, config).code

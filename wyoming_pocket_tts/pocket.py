@@ -15,8 +15,6 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from .languages import of_model
-
 _LOGGER = logging.getLogger(__name__)
 
 
@@ -34,12 +32,6 @@ def builtin_models() -> list[str]:
     if package is None:
         return []
     return sorted(path.stem for path in (package / "config").glob("*.yaml"))
-
-
-def language_code(model: str | None, config: str | None = None) -> str:
-    """The ISO code of a model's language, from its name or config file name (see
-    `languages.of_model`)."""
-    return of_model(model, config).code
 
 
 def smaller_model(model: str) -> str | None:

@@ -16,8 +16,8 @@ from wyoming.error import Error
 from wyoming.event import async_write_event
 
 from . import discovery, errors
-from .engine.advice import log_speed_verdict
-from .engine.worker import Engine
+from .engine.serving.engine import Engine
+from .engine.tuning.verdict import log_speed_verdict
 from .http.app import HttpSite, build_app
 from .http.studio import StudioSettings, add_studio
 from .protocol.handler import TtsEventHandler

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from wyoming.info import Info
 
-from .engine.worker import Engine
+from .engine.serving.engine import Engine
 from .info import build_info
 from .settings import ServerSettings
 from .text.pronunciations import Pronunciations

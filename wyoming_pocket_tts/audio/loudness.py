@@ -1,48 +1,34 @@
 """Every voice at the same loudness: a gain measured once per voice, and a stateless peak limiter.
 
 Pocket-TTS speaks about as loud as the prompt it cloned, so a household's voices play at
-different volumes. Each voice is therefore measured once, when its state is made: a fixed phrase
-in the model's language is synthesised and its integrated loudness measured with ITU-R BS.1770
-(pyloudnorm). The voice's gain to the target is then known before its first chunk, so streaming
-stays instant and the level never moves within an answer. After the gain, a per-sample soft
-limiter keeps every sample below full scale; it has no memory, so quiet passages are left alone
-(no pumping) and every chunk is processed the same way.
+different volumes. Each voice is therefore measured once, when its state is made
+(`engine/voice_states/calibration.py` speaks a fixed phrase), its integrated loudness measured
+here with ITU-R BS.1770 (pyloudnorm). The voice's gain to the target is then known before its
+first chunk, so streaming stays instant and the level never moves within an answer. After the
+gain, a per-sample soft limiter keeps every sample below full scale; it has no memory, so quiet
+passages are left alone (no pumping) and every chunk is processed the same way.
 """
 
 from __future__ import annotations
 
 import logging
 import math
-import threading
-import time
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..languages import record
-
 if TYPE_CHECKING:
     import torch
-    from pocket_tts import TTSModel
 
 _LOGGER = logging.getLogger(__name__)
 
 MAX_GAIN_DB = 40.0
 """A voice needing more gain (or attenuation) than this is measured wrongly, not quiet."""
 
-CALIBRATION_MAX_SECONDS = 3.0
-"""Speech measured per voice: enough for BS.1770 (400 ms blocks), and the cost of a first use
-of a new voice grows with it. Also bounds weights that never emit end-of-speech."""
-
 KNEE = 0.6
 """Samples below this magnitude (-4.4 dBFS) pass unchanged."""
 CEILING = 0.99
 """Samples above the knee bend smoothly towards this magnitude and never reach it."""
-
-
-def calibration_phrase(language: str) -> str:
-    """The phrase a voice of `language` (`fr`, `fr-CA`) speaks to be measured."""
-    return record(language).calibration
 
 
 def integrated_loudness(samples: np.ndarray, sample_rate: int) -> float:
@@ -53,37 +39,6 @@ def integrated_loudness(samples: np.ndarray, sample_rate: int) -> float:
     if data.size < int(0.4 * sample_rate):
         return -math.inf
     return float(pyloudnorm.Meter(sample_rate).integrated_loudness(data))
-
-
-def measure_voice(model: TTSModel, state: dict, language: str, name: str) -> float:
-    """Speak the calibration phrase with `state` and return its loudness (on the engine thread)."""
-    started = time.monotonic()
-    stop = threading.Event()
-    limit = int(CALIBRATION_MAX_SECONDS * model.sample_rate)
-    chunks: list[np.ndarray] = []
-    samples = 0
-    stream = model.generate_audio_stream(state, calibration_phrase(language), stop=stop)
-    try:
-        for chunk in stream:
-            if samples < limit:
-                chunks.append(chunk.detach().cpu().numpy().reshape(-1))
-                samples += chunks[-1].size
-            if samples >= limit:
-                stop.set()
-    finally:
-        stop.set()
-        for _ in stream:  # let pocket-tts's threads finish before the engine moves on
-            pass
-    audio = np.concatenate(chunks)[:limit] if chunks else np.zeros(0, np.float32)
-    loudness = integrated_loudness(audio, model.sample_rate)
-    _LOGGER.info(
-        "Calibrated voice %s: %.1f LUFS over %.1f s of speech, in %.2f s",
-        name,
-        loudness,
-        audio.size / model.sample_rate,
-        time.monotonic() - started,
-    )
-    return loudness
 
 
 def gain_for(loudness: float, target: float, name: str) -> float:

@@ -1,14 +1,11 @@
-"""Text cut into the pieces the engine speaks one at a time: one sentence each.
+"""A piece of text bounded to what the engine speaks at once: at most `MAX_PIECE_TOKENS` tokens.
 
-The engine can only switch to another request between pieces, so a one-shot text is cut at every
-sentence, as a stream's sentences are (`SentenceSplitter`, which knows "e.g." and "z. B."), not
-into pocket-tts's groups of up to 50 tokens (about four sentences): an announcement then waits for
-one sentence of another reply, not four. pocket-tts generates each of its groups from a fresh copy
-of the voice state anyway, so the cost is one prompt pass per sentence (see `script/bench
---pieces`). A sentence is then cut the way `generate_audio_stream` cuts it (at most 50 tokens, at
-`,;:`); text with no punctuation to cut at stays whole, and one piece could hold the engine for
-minutes. So any piece still longer is cut again between words (and a single word longer than
-that, between characters). Tuning times generations through the same cut.
+Pieces reach the engine already one sentence each (`intake` splits every text once, with
+`text.sentences`); the engine can only switch to another request between pieces. A sentence is
+cut here the way `generate_audio_stream` cuts a text (at most 50 tokens, at `,;:`), and text
+with no punctuation to cut at, which could hold the engine for minutes as one piece, is cut again
+between words (and a single word longer than that, between characters). Tuning times its
+generations through the same cut.
 """
 
 from __future__ import annotations
@@ -16,8 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
-
-from ..text.sentences import SentenceSplitter
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
@@ -28,16 +23,9 @@ MAX_PIECE_TOKENS = 50
 a long sentence or about 4 s of speech."""
 
 
-def chunks(model: TTSModel, text: str, language: str = "en") -> list[str]:
-    """`text` cut into its sentences (in `language`), each cut the way `generate_audio_stream`
-    cuts a text (at most 50 tokens), and any longer piece (no punctuation to cut at) cut again
-    between words."""
-    splitter = SentenceSplitter(clean=False, language=language)
-    sentences = splitter.add(text) + splitter.finish()
-    return [piece for sentence in sentences for piece in _bounded(model, sentence)]
-
-
-def _bounded(model: TTSModel, sentence: str) -> list[str]:
+def chunks(model: TTSModel, sentence: str) -> list[str]:
+    """`sentence` cut the way `generate_audio_stream` cuts a text (at most 50 tokens), and any
+    longer piece (no punctuation to cut at) cut again between words."""
     from pocket_tts.models.text_chunking import split_into_best_sentences
 
     tokenizer = model.flow_lm.conditioner.tokenizer

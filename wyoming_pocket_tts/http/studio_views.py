@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..engine.advice import SLOW_RTF
-from ..engine.timing import Speed
+from ..engine.tuning.timing import Speed
+from ..engine.tuning.verdict import SLOW_RTF
 from ..service import Service
 from ..settings import VoiceSpec
 from ..voices import cloning

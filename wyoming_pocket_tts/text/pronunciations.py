@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..files import write_atomically
 from ..settings import LANGUAGE_CODE
-from ..voices.choices import write_atomically
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import tempfile
 import threading
 from pathlib import Path
+
+from ..files import write_atomically
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -73,18 +73,3 @@ class DefaultChoices:
         if self.path is None:
             return
         write_atomically(self.path, json.dumps(self._chosen, indent=2, sort_keys=True) + "\n")
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Replace `path` with `text` so that a reader sees the old or the new file, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
-            file.write(text)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise

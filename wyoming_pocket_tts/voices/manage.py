@@ -14,7 +14,6 @@ import errno
 import logging
 import os
 import re
-import tempfile
 import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,6 +30,7 @@ from ..errors import (
     UNKNOWN_VOICE,
     WRONG_LANGUAGE,
 )
+from ..files import new_file
 from ..settings import VoiceSpec
 from .catalog import VoiceCatalog, VoiceKind, voice_kind
 
@@ -117,16 +117,11 @@ class VoiceManager:
         folder = self.folder_for(language)
         target = folder / f"{name}.wav"
         with self._writing():
-            folder.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=folder, prefix=".new-voice-", suffix=".tmp")
             try:
-                with os.fdopen(handle, "wb") as file:
-                    soundfile.write(file, audio, sample_rate, format="WAV", subtype="PCM_16")
-                    file.flush()
-                    os.fsync(file.fileno())
-                _place(Path(temporary), target)
-            finally:
-                Path(temporary).unlink(missing_ok=True)
+                with new_file(target, overwrite=False) as temporary:
+                    soundfile.write(temporary, audio, sample_rate, format="WAV", subtype="PCM_16")
+            except FileExistsError:
+                raise VoiceEditError(NAME_TAKEN, f"{target.name} already exists") from None
         _LOGGER.info("Saved voice %s (%s): %s", name, language, target)
         return target
 

@@ -1,4 +1,4 @@
-"""Running one frame's graph (`graphs`) in ONNX Runtime on a pocket-tts model state.
+"""Running one frame's graph (`onnx.export`) in ONNX Runtime on a pocket-tts model state.
 
 The state is the request's own (`ExportableAttention`'s layout: K and V in fixed or circular
 slots, an offset), so a request's caches stay where they are: each run binds them as inputs
@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
-from .exportable import CacheFull
+from .attention import CacheFull
 
 if TYPE_CHECKING:
     from pocket_tts.modules.stateful_module import ModelState
 
-    from .graphs import Graphs
+    from .export import Graphs
 
 _KINDS = {torch.float32: np.float32, torch.int64: np.int64}
 

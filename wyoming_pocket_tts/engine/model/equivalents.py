@@ -1,6 +1,6 @@
 """Faster modules that compute what pocket-tts's do: given to them as their class at load.
 
-Unlike int8 (`speedups`), these keep the audio: each makes one kind of pocket-tts's torch modules
+Unlike int8 (`model.int8`), these keep the audio: each makes one kind of pocket-tts's torch modules
 do the same sums by a faster route, or a constant's once, its weights and attributes kept. Here
 the audio is the same bit for bit (`tests/test_equivalents.py`); another BLAS may round the
 matrix product differently. They apply to fp32 and int8 alike, found by `script/bench --profile`

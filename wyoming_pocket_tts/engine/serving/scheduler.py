@@ -44,7 +44,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Literal
 
-from ..errors import BUSY, SHUTDOWN, JobError
+from ...errors import BUSY, SHUTDOWN, JobError
 from .recent import RecentRequests
 from .request import Listener, Piece, SpeechRequest
 

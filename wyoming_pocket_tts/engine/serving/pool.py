@@ -18,13 +18,14 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..host import release_freed_memory, set_torch_threads
-from ..settings import EngineSettings, ModelSettings
-from ..voices.catalog import LoadFailures
-from ..voices.cloning import report_voice_cloning
-from ..voices.states import VoiceStates
-from ..voices.store import VoiceStateStore, model_identity
-from .tuning import Tuning, load_tuned_model
+from ...host import release_freed_memory, set_torch_threads
+from ...settings import EngineSettings, ModelSettings
+from ...voices.catalog import LoadFailures
+from ...voices.cloning import report_voice_cloning
+from ..model.identity import model_identity
+from ..tuning.tuned import Tuning, load_tuned_model
+from ..voice_states.cache import VoiceStates
+from ..voice_states.store import VoiceStateStore
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
@@ -102,7 +103,7 @@ class ModelPool:
         return [m for m in self._loaded.values() if m.tuning.pending and m.tuning.pending.wanted]
 
     def exporting(self) -> list[LoadedModel]:
-        """Loaded models whose ONNX Runtime graphs are being exported (`graph_export`)."""
+        """Loaded models whose ONNX Runtime graphs are being exported (`onnx.background`)."""
         return [m for m in self._loaded.values() if m.tuning.export is not None]
 
     def stop_exports(self) -> None:

@@ -19,14 +19,14 @@ import torch
 from pocket_tts.models.flow_lm import FlowLMModel
 from pocket_tts.models.mimi import MimiModel
 
-from .exportable import use_exportable_attention
-from .graph_runs import LMGraph, MimiGraph
+from .attention import use_exportable_attention
+from .sessions import LMGraph, MimiGraph
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
     from pocket_tts.modules.stateful_module import ModelState
 
-    from .graphs import Graphs
+    from .export import Graphs
 
 
 class GraphFlowLM(FlowLMModel):
@@ -74,7 +74,7 @@ class GraphMimi(MimiModel):
 
 
 def use_graphs(model: TTSModel, graphs: Graphs, int8: bool, threads: int) -> None:
-    """Give a loaded fp32 model (no graphs yet) the exportable attention and `graphs` (their
+    """Give a loaded fp32 model (no graphs yet) the exportable attention and `onnx.export` (their
     int8 or fp32 files) in ONNX Runtime sessions of `threads` threads each."""
     steps = int(model.mimi.encoder_frame_rate / model.mimi.frame_rate)
     lm = LMGraph(graphs.lm(int8), graphs.lm_names, threads)

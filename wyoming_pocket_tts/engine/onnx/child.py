@@ -1,4 +1,4 @@
-"""The graph export as a child process: `python -m wyoming_pocket_tts.engine.export_process`.
+"""The graph export as a child process: `python -m wyoming_pocket_tts.engine.onnx.child`.
 
 `torch.onnx.export` traces with torch.fx, which patches `torch.nn.Module.__call__` for the whole
 process while it runs: a request served meanwhile on the engine thread failed inside fx
@@ -6,7 +6,7 @@ process while it runs: a request served meanwhile on the engine thread failed in
 its peak memory would stay with the server. So the export runs in a process of its own, at nice
 19, from its own fp32 copy of the model: `run` starts it and waits (on the caller's thread),
 `main` is the child. The child writes the graphs into the folder it is given as an in-process
-export would (`runtime.prepare_graphs`: a partial export removed), exits 0, or 1 with a one-line
+export would (`onnx.cache.prepare_graphs`: a partial export removed), exits 0, or 1 with a one-line
 reason on its stderr (`REASON`); it ends itself when the server goes away (its stdin closes).
 """
 
@@ -23,8 +23,8 @@ import threading
 import time
 from pathlib import Path
 
-from ..host import lowest_priority
-from ..settings import ModelSettings
+from ...host import lowest_priority
+from ...settings import ModelSettings
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -141,8 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     _end_with_parent()
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
-        from .loading import plain_model
-        from .runtime import prepare_graphs
+        from ..model.loading import plain_model
+        from .cache import prepare_graphs
 
         settings = ModelSettings(model=args.model, config=args.config)
         prepare_graphs(plain_model(settings, False), args.folder, args.int8)

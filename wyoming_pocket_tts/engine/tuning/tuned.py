@@ -10,20 +10,21 @@ chooses by `rule` (the lowest first audio among configurations that stay comfort
 a change only beyond the measured noise), and saves the decision under `<data dir>/tuning/`
 (`decisions`). Later starts read it and skip the comparison; a decision saved by an older rule
 is measured again. `--quantize on|off` runs `--threads` threads (1 for auto) without measuring.
-int8 is pocket-tts's int8 for the flow LM plus int8 in Mimi's decoder transformer (`speedups`),
+int8 is pocket-tts's int8 for the flow LM plus int8 in Mimi's decoder transformer (`model.int8`),
 so the comparison measures both together; the speed line says which Mimi decoder runs. Every
 loaded model, fp32 or int8, gets the faster equivalents of `equivalents` and Mimi's caches
-without the NaN fill (`mimi_cache`), both the same audio.
+without the NaN fill (`model.mimi_cache`), both the same audio.
 
-`--runtime onnx` runs ONNX Runtime graphs instead (`runtime`), and `--runtime auto` chooses
+`--runtime onnx` runs ONNX Runtime graphs instead (`onnx.cache`), and `--runtime auto` chooses
 between them and torch by the same rule: a start without its saved decision serves on torch
-while the graphs are exported or loaded in the background (`graph_export`), and the engine
+while the graphs are exported or loaded in the background (`onnx.background`), and the engine
 times both when idle (`with_graphs`, a pending `Remeasurement`).
 
 Every start ends with a timed generation on the serving path, before `Ready`: it pays the
 first-call costs that would otherwise land on the first request, and gives the speed verdict
-logged after `Ready` (`advice`). The comparison, when it runs, serves as that warm-up. Once the
-default voice is loaded, `warm_up` generates one chunk with it, for the costs of a voice prompt.
+logged after `Ready` (`tuning.verdict`). The comparison, when it runs, serves as that warm-up.
+Once the default voice is loaded, `warm_up` generates one chunk with it, for the costs of a voice
+prompt.
 """
 
 from __future__ import annotations
@@ -36,18 +37,20 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..host import release_freed_memory, set_torch_threads, usable_cores
-from ..settings import ModelSettings
-from .comparison import Comparison, Remeasurement, compare, figures_text
-from .decisions import DecisionStore, host_key
-from .graph_export import BackgroundExport
-from .loading import equip, int8_copy, load_model, plain_model
-from .rule import Choice, Config
-from .runtime import needs_export, onnx_or_torch, warn_torch
-from .speedups import (
+from ...host import release_freed_memory, set_torch_threads, usable_cores
+from ...settings import ModelSettings
+from ..model.int8 import (
+    int8_copy,
     int8_unavailable,
     is_mimi_decoder_int8,
 )
+from ..model.loading import equip, load_model, plain_model
+from ..onnx.background import BackgroundExport
+from ..onnx.cache import needs_export, onnx_or_torch, warn_torch
+from ..speech import generation
+from .comparison import Comparison, Remeasurement, compare, figures_text
+from .decisions import DecisionStore, host_key
+from .rule import Choice, Config
 from .timing import (
     FRAMES,
     LONG_TEXT,
@@ -90,7 +93,7 @@ class Tuning:
     """A provisional decision's next comparison (run when idle, `comparison`), else None."""
     export: BackgroundExport | None = field(default=None, compare=False)
     """`--runtime onnx`'s or `auto`'s graphs being exported (or loaded) while torch serves
-    (`graph_export`), else None."""
+    (`onnx.background`), else None."""
     runtimes: Remeasurement | None = field(default=None, compare=False)
     """`--runtime auto`: the comparison of torch (as it serves) with the graphs, to run once the
     export is done (`with_graphs`), else None."""
@@ -102,7 +105,7 @@ class Tuning:
 
 def candidates(settings: ModelSettings) -> list[Config]:
     """The configurations `settings` leaves open, simplest first (one: nothing to measure).
-    int8 is left out where this torch cannot run it (`speedups.int8_unavailable`)."""
+    int8 is left out where this torch cannot run it (`model.int8.int8_unavailable`)."""
     quantize = (False, True) if settings.quantize is None else (settings.quantize,)
     if True in quantize and int8_unavailable() is not None:
         quantize = (False,)
@@ -237,7 +240,8 @@ def _load_torch(
     release_freed_memory()
     if settings.quantize is not False and int8_unavailable() is not None:
         reason += "; no int8 in this torch"
-    if chosen.quantize:  # int8 covers Mimi's decoder transformer too, where torch can (`speedups`)
+    # int8 covers Mimi's decoder transformer too, where torch can (`model.int8`)
+    if chosen.quantize:
         reason += f"; Mimi's decoder {'int8' if is_mimi_decoder_int8(model) else 'fp32'}"
     resolved = replace(settings, quantize=chosen.quantize)
     return model, Tuning(resolved, chosen.threads, speed, reason, confidence, pending)
@@ -266,15 +270,8 @@ def warm_up(model: TTSModel, state: dict) -> None:
     context still paid about 25 ms more CPU than later ones (measured here at full size, 4
     processes each way), this one-chunk run before `Ready` takes that away (about 7 ms left).
     """
-    stop = threading.Event()
-    with random_state_kept():
-        stream = model.generate_audio_stream(state, LONG_TEXT, stop=stop)
-        try:
-            next(stream, None)
-        finally:
-            stop.set()
-            for _ in stream:
-                pass
+    with random_state_kept(), generation(model, state, LONG_TEXT) as stream:
+        next(stream, None)
 
 
 def _variants(model: TTSModel, configs: list[Config]) -> dict[tuple[bool, bool], TTSModel]:
@@ -304,7 +301,7 @@ def _flags(settings: ModelSettings) -> str:
 def _load_onnx(
     settings: ModelSettings, data_dir: Path | None, frames: int
 ) -> tuple[TTSModel, Tuning] | None:
-    """The model with its frames as ONNX graphs (`runtime`), warmed up and timed; None when
+    """The model with its frames as ONNX graphs (`onnx.cache`), warmed up and timed; None when
     they cannot run here (a warning line said why). fp32 unless `--quantize on` (ONNX
     Runtime's int8 moves the LM's latents more than torch's does: not chosen unasked); 1
     thread unless `--threads` says otherwise (the spike's fastest on a 2-core host)."""

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..host import set_torch_threads, torch_threads
+from ...host import set_torch_threads, torch_threads
 from .decisions import DecisionStore
 from .rule import Choice, Config, best, choose
 from .timing import Abandoned, Speed, interleaved, time_serving

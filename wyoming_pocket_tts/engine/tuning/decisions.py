@@ -12,22 +12,20 @@ the `gain` and `noise` behind it; a provisional one is measured again when the s
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
 import logging
-import os
 import platform
-import tempfile
 import time
 from dataclasses import asdict, replace
-from importlib.metadata import PackageNotFoundError, version
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from ..host import cpu_model, usable_cores
-from ..settings import ModelSettings
-from ..voices.store import model_identity
+from ...files import key_name, write_atomically
+from ...host import cpu_model, installed_version, usable_cores
+from ...settings import ModelSettings
+from ..model.identity import model_identity
 from .rule import Choice
 from .timing import Speed
 
@@ -35,7 +33,7 @@ _LOGGER = logging.getLogger(__name__)
 
 VERSION = 4
 """Of the rule and measurement behind a saved decision: 2 is first audio first, on the serving
-path (`rule`, `timing`); 3 times int8 with Mimi's decoder transformer in int8 too (`speedups`);
+path (`rule`, `timing`); 3 times int8 with Mimi's decoder transformer in int8 too (`model.int8`);
 4 takes the fastest provisionally when the noise hides its gain, where 3 kept the baseline for
 good (issue 41: a bursty first start locked in fp32 x1); files without it were decided by
 real-time factor alone."""
@@ -63,14 +61,6 @@ def host_key(settings: ModelSettings, onnx: bool = False) -> dict[str, str]:
     return key
 
 
-def installed_version(package: str) -> str:
-    """`package`'s installed version, or "missing"."""
-    try:
-        return version(package)
-    except PackageNotFoundError:
-        return "missing"
-
-
 class DecisionStore:
     """Saved auto decisions, one small JSON file per host key; written atomically."""
 
@@ -78,8 +68,7 @@ class DecisionStore:
         self.folder = folder
 
     def path_for(self, key: dict[str, str]) -> Path:
-        digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
-        return self.folder / f"{digest[:32]}.json"
+        return self.folder / f"{key_name(key)}.json"
 
     def read(self, key: dict[str, str]) -> dict[str, Any] | None:
         """The saved decision for `key`, or None (absent, unreadable or for another key)."""
@@ -125,13 +114,6 @@ class DecisionStore:
             "measured": time.strftime("%Y-%m-%d"),
         }
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=self.folder, suffix=".tmp")
-            try:
-                with os.fdopen(handle, "w", encoding="utf-8") as file:
-                    json.dump(record, file, indent=2)
-                os.replace(temporary, self.path_for(key))
-            finally:
-                Path(temporary).unlink(missing_ok=True)
+            write_atomically(self.path_for(key), json.dumps(record, indent=2))
         except OSError as error:
             _LOGGER.warning("Cannot save the tuning decision in %s: %s", self.folder, error)

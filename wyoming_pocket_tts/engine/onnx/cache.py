@@ -1,12 +1,12 @@
 """`--runtime onnx`: a loaded model's frames run as ONNX graphs, exported once on this host.
 
-The graphs (`graphs`) are exported at the first start from the weights this host loaded, and
+The graphs (`onnx.export`) are exported at the first start from the weights this host loaded, and
 kept under `<data dir>/graphs/`, keyed by the model's identity and the versions of pocket-tts,
 torch, onnx and onnxruntime (and `GRAPHS_VERSION`, of the export's own code): a change in any
 of them exports again. The log says how long the export took. Without a data folder the graphs
 are exported to a temporary folder at every start (ONNX Runtime keeps them in memory).
 `prepare_graphs` is the one export into a folder; it runs in a child process
-(`export_process`, started by `graph_export`), never in the process that serves.
+(`onnx.child`, started by `onnx.background`), never in the process that serves.
 
 Anything that fails on the way (onnxruntime or onnx missing, an export or a session that fails,
 a cached graph that does not load) is one warning line, and the model serves on torch:
@@ -15,8 +15,6 @@ a cached graph that does not load) is one warning line, and the model serves on 
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import shutil
 import time
@@ -25,21 +23,22 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..settings import ModelSettings
-from ..voices.store import model_identity
-from .decisions import installed_version
+from ...files import key_name
+from ...host import installed_version
+from ...settings import ModelSettings
+from ..model.identity import model_identity
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from pocket_tts import TTSModel
 
-    from .graphs import Graphs
+    from .export import Graphs
 
 _LOGGER = logging.getLogger(__name__)
 
 GRAPHS_VERSION = 2
-"""Of the export's code (`graphs`, `exportable`): a change exports again."""
+"""Of the export's code (`onnx.export`, `onnx.attention`): a change exports again."""
 _FOLDER = "graphs"
 _PACKAGES = ("pocket-tts", "torch", "onnx", "onnxruntime")
 FAILED = "failed.txt"
@@ -66,14 +65,13 @@ def graph_key(settings: ModelSettings) -> dict[str, str]:
 
 def graph_folder(data_dir: Path, settings: ModelSettings) -> Path:
     """Where the graphs of `settings`' model are cached under `data_dir`."""
-    digest = hashlib.sha256(json.dumps(graph_key(settings), sort_keys=True).encode())
-    return data_dir / _FOLDER / digest.hexdigest()[:32]
+    return data_dir / _FOLDER / key_name(graph_key(settings))
 
 
 def needs_export(settings: ModelSettings, data_dir: Path | None, int8: bool) -> bool:
     """True if no graphs (of the precision asked) are cached, nor a failure remembered: loading
-    them would export first (minutes at full size: `graph_export` does it in the background)."""
-    from .graphs import Graphs
+    them would export first (minutes at full size: `onnx.background` does it in the background)."""
+    from .export import Graphs
 
     if data_dir is None:
         return True
@@ -109,14 +107,14 @@ def onnx_or_torch(
     """Make `model` (loaded fp32, no equivalents yet) run its frames as graphs; what runs, in
     words, or None when it stays on torch (one warning line says why). The graphs are read from
     `exported` if given (where an export child just wrote them), else from the cache in
-    `data_dir`: never exported in this process (`export_process` does that). A failure with a
+    `data_dir`: never exported in this process (`onnx.child` does that). A failure with a
     data folder is remembered there for these versions (`FAILED`), so later starts skip it."""
     folder = graph_folder(data_dir, settings) if data_dir is not None else None
     try:
         import onnx  # noqa: F401
         import onnxruntime  # noqa: F401
 
-        from .graph_model import use_graphs
+        from .model import use_graphs
 
         if folder is not None and (folder / FAILED).is_file():
             reason = (folder / FAILED).read_text(encoding="utf-8").strip()
@@ -134,7 +132,7 @@ def onnx_or_torch(
 
 
 def _exported_graphs(folder: Path, int8: bool) -> Graphs:
-    from .graphs import Graphs
+    from .export import Graphs
 
     graphs = Graphs.read(folder)
     if int8 and not graphs.has_int8:
@@ -158,8 +156,8 @@ def prepare_graphs(model: TTSModel, folder: Path, int8: bool) -> Graphs:
     """The graphs in `folder`, exported from `model` (and for `int8` quantised) now where they
     are not. Exporting changes `model` (its attention made exportable) and traces it with
     torch.fx, which patches every module's call in the process: only for a process that serves
-    nothing (`export_process`'s child; quantising alone traces nothing)."""
-    from .graphs import Graphs, with_int8
+    nothing (`onnx.child`'s child; quantising alone traces nothing)."""
+    from .export import Graphs, with_int8
 
     started, cpu = time.monotonic(), time.process_time()
     try:
@@ -188,8 +186,8 @@ def prepare_graphs(model: TTSModel, folder: Path, int8: bool) -> Graphs:
 
 def _export(model: TTSModel, folder: Path) -> Graphs:
     """Export `model` into `folder` (a partial export is removed)."""
-    from .exportable import use_exportable_attention
-    from .graphs import export
+    from .attention import use_exportable_attention
+    from .export import export
 
     use_exportable_attention(model)
     shutil.rmtree(folder, ignore_errors=True)

@@ -1,10 +1,10 @@
 """The flow LM's decode step and Mimi's as ONNX graphs, exported from the weights.
 
 Both are exported with `torch.onnx.export` from a copy of the model whose attention is
-`exportable.ExportableAttention` (K and V written at a tensor offset), without the server's
+`onnx.attention.ExportableAttention` (K and V written at a tensor offset), without the server's
 `equivalents` (their kept time embeddings and `fold` are eager-only tricks). Every streaming
 state is a graph input and the matching output:
-- the KV caches are inputs, read where they lie (IO binding, `graph_runs`); the graph returns
+- the KV caches are inputs, read where they lie (IO binding, `onnx.sessions`); the graph returns
   only this frame's K and V rows, which the host writes at the offset. (A graph that scatters
   into its cache input copies the whole cache, per layer and frame: ONNX Runtime does not write
   into a graph input; measured at `english` shapes, 67 of 210 ms per LM step.)
@@ -29,7 +29,7 @@ import torch
 from pocket_tts.models.flow_lm import drifting_decode, lsd_decode, ot_decode, pointwise_decode
 from pocket_tts.modules.stateful_module import StatefulModule, init_states
 
-from .exportable import LM_SLOTS, ExportableAttention
+from .attention import LM_SLOTS, ExportableAttention
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
@@ -216,27 +216,8 @@ def _export(module: torch.nn.Module, inputs: tuple[Any, ...], path: Path,
 
 
 def with_int8(graphs: Graphs) -> None:
-    """Write the int8 graphs beside the fp32 ones (`quantized`)."""
+    """Write the int8 graphs beside the fp32 ones (`model.int8.quantized_graph`)."""
+    from ..model.int8 import quantized_graph
+
     for fp32, int8 in zip(graphs.files(False), graphs.files(True), strict=True):
-        quantized(fp32, int8)
-
-
-def quantized(path: Path, target: Path) -> None:
-    """ONNX Runtime's dynamic int8 of the layers the server's int8 quantises (the linear layers
-    of the LM's and Mimi's decoder transformers), written to `target`. Quantising every MatMul
-    with a constant weight (the flow head and input projections too) moved the LM's next latent
-    by 0.29 of its RMS, against 0.008 for this choice and for torch's int8 (`lsd` shapes)."""
-    import onnx
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    graph = onnx.load(str(path), load_external_data=False).graph
-    chosen = [
-        node.name
-        for node in graph.node
-        if node.op_type == "MatMul"
-        and any(
-            prop.key == "namespace" and "transformer." in prop.value and "Linear" in prop.value
-            for prop in node.metadata_props
-        )
-    ]
-    quantize_dynamic(path, target, nodes_to_quantize=chosen, weight_type=QuantType.QInt8)
+        quantized_graph(fp32, int8)

@@ -17,16 +17,12 @@ import hashlib
 import json
 import logging
 import os
-import tempfile
 import time
 from collections.abc import Callable
-from importlib.metadata import version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
-from ..settings import ModelSettings
+from ...files import new_file
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
@@ -37,39 +33,7 @@ MAX_AGE_DAYS = 90
 _SUFFIX = ".safetensors"
 _SIDECAR = ".json"
 _LOUDNESS_KEY = "loudness_lufs"
-_WEIGHT_KEYS = ("weights_path", "weights_path_without_voice_cloning")
-
 ModelState = dict[str, dict[str, Any]]
-
-
-def model_identity(settings: ModelSettings) -> str:
-    """A fingerprint of everything that shapes a voice state: config, local weights, code, and
-    the precision: fp32 ONNX graphs share torch fp32's states (the same to 6e-7 of their RMS),
-    int8 graphs have their own (ONNX Runtime rounds otherwise than torch's int8)."""
-    from pocket_tts.utils.config import CONFIGS_DIR
-
-    if settings.quantize is None:
-        raise ValueError("model_identity needs the resolved quantisation, not auto")
-    precision = f"q={settings.quantize}"
-    if settings.quantize and settings.runtime == "onnx":
-        precision += " onnx"
-    digest = hashlib.sha256(f"pocket-tts {version('pocket-tts')} {precision}".encode())
-    config = settings.config or str(CONFIGS_DIR / f"{settings.model}.yaml")
-    if config.startswith(("hf://", "http://", "https://")):
-        digest.update(config.encode())  # hf:// revisions pin the content
-        return digest.hexdigest()
-    text = Path(config).read_text(encoding="utf-8")
-    digest.update(text.encode())
-    for weights in _local_weights(yaml.safe_load(text) or {}):
-        stat = weights.stat()
-        digest.update(f"{weights}:{stat.st_size}:{stat.st_mtime_ns}".encode())
-    return digest.hexdigest()
-
-
-def _local_weights(config: dict[str, Any]) -> list[Path]:
-    sections = [config, config.get("flow_lm") or {}, config.get("mimi") or {}]
-    paths = [section.get(key) for section in sections for key in _WEIGHT_KEYS]
-    return [Path(p) for p in paths if isinstance(p, str) and "://" not in p and Path(p).is_file()]
 
 
 class VoiceStateStore:
@@ -149,13 +113,8 @@ class VoiceStateStore:
 
     def _write(self, path: Path, write: Callable[[str], object]) -> None:
         try:
-            handle, temporary = tempfile.mkstemp(dir=self.folder, suffix=".tmp")
-            os.close(handle)
-            try:
-                write(temporary)
-                os.replace(temporary, path)
-            finally:
-                Path(temporary).unlink(missing_ok=True)
+            with new_file(path) as temporary:
+                write(str(temporary))
         except OSError as error:
             _LOGGER.warning("Cannot save voice state to %s: %s", self.folder, error)
 

@@ -16,12 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..audio.loudness import gain_for, measure_voice
-from ..host import encoding_threads
-from ..settings import LoudnessSettings, VoiceSpec
-from .catalog import VoiceKind, is_audio_prompt, voice_kind
-from .cloning import VoiceCloningUnavailable, can_clone
-from .folder import file_version
+from ...audio.loudness import gain_for
+from ...host import encoding_threads
+from ...settings import LoudnessSettings, VoiceSpec
+from ...voices.catalog import VoiceKind, is_audio_prompt, voice_kind
+from ...voices.cloning import VoiceCloningUnavailable, can_clone
+from ...voices.folder import file_version
+from .calibration import measure_voice
 from .lru import LruCache
 from .prompt_audio import read_prompt
 from .store import ModelState, VoiceStateStore
@@ -209,6 +210,6 @@ class VoiceStates:
 def _layout(model: TTSModel, state: ModelState, saved: bool = False) -> ModelState:
     """`state` in the layout `model`'s attention keeps (`saved`: in pocket-tts's, as files
     hold it): the same for torch; for ONNX graphs (`engine.graph_model`), K and V in slots."""
-    from ..engine.exportable import from_pocket_state, to_pocket_state
+    from ..onnx.attention import from_pocket_state, to_pocket_state
 
     return to_pocket_state(model, state) if saved else from_pocket_state(model, state)

@@ -1,18 +1,17 @@
-"""pocket-tts's model as the server runs it: loaded (fp32, or int8 with Mimi's decoder too),
-given the faster equivalents of the same audio, and an int8 copy of a loaded fp32 model.
+"""pocket-tts's model as the server runs it: loaded (fp32, or int8 with Mimi's decoder too) and
+given the faster equivalents of the same audio.
 
-Used by `tuning` (which decides how to load), `graph_export` and the export child.
+Used by `tuning` (which decides how to load) and the graph export (`onnx/background.py`).
 """
 
 from __future__ import annotations
 
-import copy
 import logging
 import time
 from typing import TYPE_CHECKING
 
-from ..settings import ModelSettings
-from .speedups import quantize_mimi_decoder, quiet_quantization
+from ...settings import ModelSettings
+from .int8 import quantize_mimi_decoder, quiet_quantization
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
@@ -57,14 +56,3 @@ def equip(model: TTSModel) -> list[str]:
     if skip_mimi_cache_fill(model):
         given.append("Mimi's caches unfilled")
     return given
-
-
-def int8_copy(model: TTSModel) -> TTSModel:
-    """An int8 copy of a loaded fp32 model, as `plain_model` would load it int8."""
-    from pocket_tts.quantization import RECOMMENDED_CONFIG, apply_dynamic_int8
-
-    int8 = copy.deepcopy(model)
-    with quiet_quantization():
-        apply_dynamic_int8(int8.flow_lm, RECOMMENDED_CONFIG)
-        quantize_mimi_decoder(int8)
-    return int8

@@ -21,7 +21,7 @@ The audio matches pocket-tts's within float rounding (attention over the whole c
 sums in another order): `tests/test_exportable.py` checks 300 frames, fp32 and int8. The state
 layout differs from pocket-tts's (`k`, `v` instead of `cache`): `from_pocket_state` converts a
 saved voice state, `to_pocket_state` converts back for saving. Used by `--runtime onnx`
-(`graph_model`) and `script/bench --onnx`.
+(`onnx.model`) and `script/bench --onnx`.
 """
 
 from __future__ import annotations

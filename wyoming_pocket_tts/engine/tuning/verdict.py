@@ -5,11 +5,11 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from ..pocket import smaller_model
-from ..settings import ModelSettings
+from ...pocket import smaller_model
+from ...settings import ModelSettings
 
 if TYPE_CHECKING:
-    from .tuning import Tuning
+    from .tuned import Tuning
 
 _LOGGER = logging.getLogger(__name__)
 

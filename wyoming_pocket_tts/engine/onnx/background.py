@@ -1,9 +1,9 @@
 """`--runtime onnx|auto` without loaded graphs: exported (once) and loaded in the background
 while torch serves.
 
-An export takes a minute or more of CPU at full size (`runtime`), far beyond the seconds a start
+An export takes a minute or more of CPU at full size (`onnx.cache`), far beyond the seconds a start
 may take. So the model starts on torch, and a child process at the lowest CPU priority exports
-the graphs (`export_process`: tracing in the serving process broke its requests). A thread of
+the graphs (`onnx.child`: tracing in the serving process broke its requests). A thread of
 the server waits for it, then loads a second fp32 copy of the model and gives it the graphs,
 read from the cache (or from a temporary folder, removed once the sessions are loaded, without
 a data folder). When it is done, the engine thread switches to that copy at its next idle
@@ -21,11 +21,10 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..host import lowest_priority
-from ..settings import ModelSettings
-from .export_process import ExportFailed, ExportProcess
-from .loading import equip, plain_model
-from .runtime import (
+from ...host import lowest_priority
+from ...settings import ModelSettings
+from ..model.loading import equip, plain_model
+from .cache import (
     TEMPORARY_PREFIX,
     graph_folder,
     needs_export,
@@ -33,6 +32,7 @@ from .runtime import (
     remember_failure,
     warn_torch,
 )
+from .child import ExportFailed, ExportProcess
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
@@ -54,7 +54,7 @@ class BackgroundExport:
         self.model: TTSModel | None = None
         """The fp32 copy running the graphs, once exported and loaded."""
         self.runs = ""
-        """What runs, in words (`runtime.onnx_or_torch`)."""
+        """What runs, in words (`onnx.cache.onnx_or_torch`)."""
         self.done = threading.Event()
         self._process = ExportProcess(settings, int8)
         self._thread = threading.Thread(target=self._run, name="graph-export", daemon=True)

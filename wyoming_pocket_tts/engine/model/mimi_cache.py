@@ -11,7 +11,7 @@ audio NaN), and the encoder's caches are not used at all when decoding.
 So the layers get `UnfilledKVCache` as their class at load. Its `init_state` takes pocket-tts's
 own state for an empty cache once (per batch size), and per generation copies its small tensors
 (the offsets) and allocates the cache at full length without filling it: pages never written
-cost nothing. Asking pocket-tts once also saves, with int8 in Mimi's decoder (`speedups`), the
+cost nothing. Asking pocket-tts once also saves, with int8 in Mimi's decoder (`model.int8`), the
 unpacking of each layer's int8 weights it does at every build to read their device (20 ms of
 a 27 ms build at `english` shapes). Each generation still gets a state of its own, so
 requests share nothing. Copying a prepared full-size cache instead was measured too and costs

@@ -16,11 +16,11 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..errors import JobError, in_precedence
-from ..settings import SAMPLE_RATE, SAMPLE_WIDTH, VoiceSpec
+from ...errors import JobError, in_precedence
+from ...settings import SAMPLE_RATE, SAMPLE_WIDTH, VoiceSpec
 
 if TYPE_CHECKING:
-    from ..audio.shaping import ReplyShaper
+    from ...audio.shaping import ReplyShaper
 
 BYTES_PER_SECOND = SAMPLE_RATE * SAMPLE_WIDTH
 

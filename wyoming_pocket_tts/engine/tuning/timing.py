@@ -18,8 +18,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..audio.pcm import to_pcm16
-from .chunking import chunks
+from ...audio.pcm import to_pcm16
+from ..chunking import chunks
+from ..speech import generation
 
 T = TypeVar("T")
 
@@ -88,9 +89,7 @@ def serve(
     with random_state_kept():
         started = time.perf_counter()
         for piece in chunks(model, text):
-            stop = threading.Event()
-            stream = model.generate_audio_stream(state, piece, stop=stop)
-            try:
+            with generation(model, state, piece) as stream:
                 for audio in stream:
                     if cancel is not None and cancel.is_set():
                         raise Abandoned
@@ -102,10 +101,6 @@ def serve(
                     if samples >= limit:
                         break
                 ended = time.perf_counter()
-            finally:
-                stop.set()
-                for _ in stream:  # pocket-tts's two threads finish before anything else runs
-                    pass
             if cancel is not None and cancel.is_set():
                 raise Abandoned
             if samples >= limit:

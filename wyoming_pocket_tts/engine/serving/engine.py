@@ -17,19 +17,21 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from ..audio.shaping import ReplyShaper
-from ..errors import MODEL_UNAVAILABLE, SYNTHESIS_FAILED, JobError
-from ..settings import EngineSettings, VoiceSpec
-from ..voices.catalog import VoiceCatalog
-from ..voices.states import Voice, VoiceStates
-from . import comparison, graph_export
-from .advice import log_speed_verdict
-from .chunking import chunks
-from .models import LoadedModel, ModelPool, ModelUnavailable
+from ...audio.shaping import ReplyShaper
+from ...errors import MODEL_UNAVAILABLE, SYNTHESIS_FAILED, JobError
+from ...settings import EngineSettings, VoiceSpec
+from ...voices.catalog import VoiceCatalog
+from ..chunking import chunks
+from ..onnx import background as graph_export
+from ..speech import generation
+from ..tuning import comparison
+from ..tuning.timing import Abandoned
+from ..tuning.tuned import Tuning, on_graphs, retuned, warm_up, with_graphs
+from ..tuning.verdict import log_speed_verdict
+from ..voice_states.cache import Voice, VoiceStates
+from .pool import LoadedModel, ModelPool, ModelUnavailable
 from .request import Piece, SpeechRequest
 from .scheduler import IDLE, Scheduler
-from .timing import Abandoned
-from .tuning import Tuning, on_graphs, retuned, warm_up, with_graphs
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
@@ -216,7 +218,7 @@ class Engine:
             voice = self._voice(loaded, request, piece)
             if piece.prepare:
                 return []
-            texts = [piece.text] if piece.cut else chunks(loaded.model, piece.text, voice_spec.code)
+            texts = [piece.text] if piece.cut else chunks(loaded.model, piece.text)
             first, *rest = texts or [""]
             if first:
                 self._speak(loaded.model, voice, first, request, piece.rate)
@@ -258,8 +260,7 @@ class Engine:
         chunks = samples = 0
         shaper = self._shaper(request)
         shaper.gain = voice.gain
-        stream = model.generate_audio_stream(voice.state, text, stop=request.stop)
-        try:
+        with generation(model, voice.state, text, request.stop) as stream:
             request.emit(shaper.begin(rate))
             for audio in stream:
                 if request.stop.is_set():
@@ -269,14 +270,6 @@ class Engine:
                 samples += audio.shape[-1]
             if not request.stop.is_set():
                 request.emit(shaper.end())
-        except BaseException:
-            request.stop.set()
-            raise
-        finally:
-            # pocket-tts generates on two threads of its own, and only `stop` ends them early:
-            # drain the stream so that both have finished before the next piece starts.
-            for _ in stream:
-                pass
         _LOGGER.debug(
             "Spoke %d chars: %d chunks, %.2f s of audio in %.2f s",
             len(text),

@@ -1,0 +1,44 @@
+"""Which model a cached thing belongs to: a fingerprint of everything that shapes its output."""
+
+from __future__ import annotations
+
+import hashlib
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ...settings import ModelSettings
+
+_WEIGHT_KEYS = ("weights_path", "weights_path_without_voice_cloning")
+
+
+def model_identity(settings: ModelSettings) -> str:
+    """A fingerprint of everything that shapes a voice state: config, local weights, code, and
+    the precision: fp32 ONNX graphs share torch fp32's states (the same to 6e-7 of their RMS),
+    int8 graphs have their own (ONNX Runtime rounds otherwise than torch's int8)."""
+    from pocket_tts.utils.config import CONFIGS_DIR
+
+    if settings.quantize is None:
+        raise ValueError("model_identity needs the resolved quantisation, not auto")
+    precision = f"q={settings.quantize}"
+    if settings.quantize and settings.runtime == "onnx":
+        precision += " onnx"
+    digest = hashlib.sha256(f"pocket-tts {version('pocket-tts')} {precision}".encode())
+    config = settings.config or str(CONFIGS_DIR / f"{settings.model}.yaml")
+    if config.startswith(("hf://", "http://", "https://")):
+        digest.update(config.encode())  # hf:// revisions pin the content
+        return digest.hexdigest()
+    text = Path(config).read_text(encoding="utf-8")
+    digest.update(text.encode())
+    for weights in _local_weights(yaml.safe_load(text) or {}):
+        stat = weights.stat()
+        digest.update(f"{weights}:{stat.st_size}:{stat.st_mtime_ns}".encode())
+    return digest.hexdigest()
+
+
+def _local_weights(config: dict[str, Any]) -> list[Path]:
+    sections = [config, config.get("flow_lm") or {}, config.get("mimi") or {}]
+    paths = [section.get(key) for section in sections for key in _WEIGHT_KEYS]
+    return [Path(p) for p in paths if isinstance(p, str) and "://" not in p and Path(p).is_file()]

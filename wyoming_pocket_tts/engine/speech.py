@@ -1,0 +1,54 @@
+"""The seam between serving and a runtime: what a runtime must provide to speak a piece.
+
+Both runtimes hand the engine an object with pocket-tts's `TTSModel` surface: torch runs
+pocket-tts's modules as loaded by `engine/model/`, ONNX Runtime runs the same model with its
+modules swapped for ones that run exported graphs (`engine/onnx/`). `SpeechModel` names the part
+of that surface the engine uses, and `generation` is the one way anything here runs it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    import torch
+
+
+class SpeechModel(Protocol):
+    """What a runtime provides: audio streamed from a voice state and a text."""
+
+    sample_rate: int
+
+    def generate_audio_stream(
+        self, model_state: dict, text_to_generate: str, *, stop: threading.Event
+    ) -> Iterator[torch.Tensor]:
+        """Chunks of audio for `text_to_generate`, ending within a frame once `stop` is set."""
+        ...
+
+
+@contextmanager
+def generation(
+    model: SpeechModel, state: dict, text: str, stop: threading.Event | None = None
+) -> Iterator[Iterator[torch.Tensor]]:
+    """The audio stream of `text` in the voice `state`; leaving the block stops it and waits
+    for pocket-tts's two generating threads to finish, so nothing else runs beside them.
+
+    Without `stop`, the generation has its own event, set on leaving. A caller's `stop` (a
+    request's, shared by all its pieces) is set only when the block is left by an exception.
+    """
+    own = stop is None
+    event = threading.Event() if stop is None else stop
+    stream = model.generate_audio_stream(state, text, stop=event)
+    try:
+        yield stream
+    except BaseException:
+        event.set()
+        raise
+    finally:
+        if own:
+            event.set()
+        for _ in stream:
+            pass
