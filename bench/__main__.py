@@ -33,8 +33,8 @@ from typing import Any
 import torch
 from pocket_tts import export_model_state
 
-from tests.model_factory import build_tiny_model, write_voice_wav
-from tests.zygote import run_python
+from testkit.model_factory import build_tiny_model, write_voice_wav
+from testkit.zygote import run_python
 
 from . import loudness
 from .sides import Library, Run, Server

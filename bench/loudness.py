@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 import soundfile
 
-from tests.model_factory import build_tiny_model, write_voice_wav
-from tests.support import synthesize
+from testkit.model_factory import build_tiny_model, write_voice_wav
+from testkit.support import synthesize
 from wyoming_pocket_tts.audio.loudness import integrated_loudness
 from wyoming_pocket_tts.settings import DEFAULT_LOUDNESS_LUFS, SAMPLE_RATE
 

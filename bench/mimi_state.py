@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 from pocket_tts.modules.attention import StreamingMultiheadAttention
 
-from tests.model_factory import build_tiny_model
+from testkit.model_factory import build_tiny_model
 from wyoming_pocket_tts.engine.model.equivalents import use_equivalents
 from wyoming_pocket_tts.engine.model.mimi_cache import UnfilledKVCache, skip_mimi_cache_fill
 from wyoming_pocket_tts.engine.tuning.timing import SHORT_TEXT, interleaved, serve

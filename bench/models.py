@@ -15,7 +15,7 @@ from typing import Any
 
 from safetensors import safe_open
 
-from tests.model_factory import build_tiny_model, write_voice_wav
+from testkit.model_factory import build_tiny_model, write_voice_wav
 
 from .sides import Server
 

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 from pocket_tts.modules.stateful_module import increment_steps, init_states
 
-from tests.model_factory import build_tiny_model
+from testkit.model_factory import build_tiny_model
 from wyoming_pocket_tts.audio.pcm import to_pcm16
 from wyoming_pocket_tts.engine.model.equivalents import use_equivalents
 from wyoming_pocket_tts.engine.onnx.attention import use_exportable_attention

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tests.model_factory import build_tiny_model, write_voice_wav
+from testkit.model_factory import build_tiny_model, write_voice_wav
 from wyoming_pocket_tts.engine.chunking import MAX_PIECE_TOKENS, chunks
 from wyoming_pocket_tts.engine.tuning.timing import SAMPLES_PER_FRAME, interleaved
 from wyoming_pocket_tts.text.sentences import SentenceSplitter

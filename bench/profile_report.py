@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tests.model_factory import build_tiny_model
+from testkit.model_factory import build_tiny_model
 from wyoming_pocket_tts.engine.tuning.timing import interleaved
 from wyoming_pocket_tts.host import set_torch_threads, usable_cores
 

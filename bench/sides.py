@@ -20,7 +20,7 @@ from wyoming.tts import (
     SynthesizeVoice,
 )
 
-from tests.support import AUDIO_STOP, Reply, ServerProcess, read_until
+from testkit.support import AUDIO_STOP, Reply, ServerProcess, read_until
 
 SAMPLE_RATE = 24000
 

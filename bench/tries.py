@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from tests.model_factory import build_tiny_model
+from testkit.model_factory import build_tiny_model
 from wyoming_pocket_tts.engine.model.equivalents import use_equivalents
 from wyoming_pocket_tts.engine.tuning.timing import interleaved
 from wyoming_pocket_tts.host import set_torch_threads, usable_cores

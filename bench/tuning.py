@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.model_factory import build_tiny_model, write_voice_wav
+from testkit.model_factory import build_tiny_model, write_voice_wav
 from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT, SHORT_TEXT
 from wyoming_pocket_tts.host import usable_cores
 

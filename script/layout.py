@@ -2,7 +2,7 @@
 
 A room is a folder with no sub-packages, or, in a folder that has them, each of its own modules.
 Every import counts (top level, inside a function, under `TYPE_CHECKING`): each is an arrow a
-reader has to follow. `tests/test_layout.py` holds the package to no circles, by module and by
+reader has to follow. `tests/repo/test_layout.py` holds the package to no circles, by module and by
 room.
 """
 
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ast
 import sys
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,7 +39,9 @@ def _targets(node: ast.AST, module: str, is_package: bool, known: dict[str, Path
             source = ".".join(base + ([node.module] if node.module else []))
         else:
             source = node.module or ""
-        names = {source} | {f"{source}.{alias.name}" for alias in node.names}
+        submodules = {f"{source}.{alias.name}" for alias in node.names} & known.keys()
+        whole = len(submodules) < len(node.names)  # a name the package itself defines
+        names = submodules | ({source} if whole else set())
     return {name for name in names if name in known}
 
 
@@ -172,19 +173,31 @@ def _print(name: str, graph: dict[str, set[str]]) -> None:
         print("  circle:", " <-> ".join(circle))
 
 
-def main(argv: Iterable[str] = ()) -> None:
-    package = Path(next(iter(argv), PACKAGE)).resolve()
+def house_circles(package: Path = PACKAGE) -> list[list[str]]:
+    """Every import circle of `package`, between modules and between rooms."""
     graph = import_graph(package)
-    _print("modules", graph)
+    return circles(graph) + circles(room_graph(graph, package))
+
+
+def main(argv: list[str]) -> int:
+    """Print the figures of the package (or the one named); `--check` fails on a circle."""
+    check = "--check" in argv
+    named = [arg for arg in argv if arg != "--check"]
+    package = Path(named[0]).resolve() if named else PACKAGE
+    graph = import_graph(package)
     rooms = room_graph(graph, package)
+    engine = f"{package.name}/engine/"
+    inside = {r: {t for t in ts if t.startswith(engine)} for r, ts in rooms.items()}
+    if check:
+        found = house_circles(package)
+        for circle in found:
+            print("import circle:", " <-> ".join(circle), file=sys.stderr)
+        return 1 if found else 0
+    _print("modules", graph)
     _print("house", rooms)
-    engine = {
-        r: {t for t in ts if t.startswith("wyoming_pocket_tts/engine/")}
-        for r, ts in rooms.items()
-        if r.startswith("wyoming_pocket_tts/engine/")
-    }
-    _print("engine", engine)
+    _print("engine", {r: ts for r, ts in inside.items() if r.startswith(engine)})
+    return 0
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(main(sys.argv[1:]))

@@ -60,22 +60,22 @@ TARGETS: dict[str, Target] = {
             "Scheduler._cut",
             "Scheduler._finish",
         ),
-        ("tests/test_scheduler_rules.py",),
+        ("tests/units/test_scheduler_rules.py",),
     ),
     "request": Target(
         "wyoming_pocket_tts/engine/serving/request.py",
         ("Listener.heard", "SpeechRequest.runs_out_at", "SpeechRequest.add_error"),
-        ("tests/test_scheduler_rules.py",),
+        ("tests/units/test_scheduler_rules.py",),
     ),
     "loudness": Target(
         "wyoming_pocket_tts/audio/loudness.py",
         ("integrated_loudness", "gain_for", "limit_peaks", "apply_gain"),
-        ("tests/test_loudness_rules.py",),
+        ("tests/units/test_loudness_rules.py",),
     ),
     "pcm": Target(
         "wyoming_pocket_tts/audio/pcm.py",
         ("to_pcm16",),
-        ("tests/test_loudness_rules.py",),
+        ("tests/units/test_loudness_rules.py",),
     ),
     "catalog": Target(
         "wyoming_pocket_tts/voices/catalog.py",
@@ -88,18 +88,18 @@ TARGETS: dict[str, Target] = {
             "same_language",
             "with_default_voices",
         ),
-        ("tests/test_catalog_rules.py",),
+        ("tests/units/test_catalog_rules.py",),
     ),
     "models": Target(
         "wyoming_pocket_tts/engine/serving/pool.py",
         ("ModelPool.get", "ModelPool._unload", "ModelPool.failure"),
-        ("tests/test_model_pool.py",),
+        ("tests/engine/test_model_pool.py",),
         light=False,
     ),
     "tuning": Target(
         "wyoming_pocket_tts/engine/tuning/rule.py",
         ("best", "spread", "real_time_floor", "choose", "Choice.confidence"),
-        ("tests/test_tuning_rule.py",),
+        ("tests/units/test_tuning_rule.py",),
     ),
     "equivalents": Target(
         "wyoming_pocket_tts/engine/model/equivalents.py",
@@ -110,7 +110,7 @@ TARGETS: dict[str, Target] = {
             "use_equivalents",
             "remember_time_embeddings",
         ),
-        ("tests/test_equivalents.py",),
+        ("tests/engine/test_equivalents.py",),
         light=False,
     ),
     "agreement": Target(
@@ -122,7 +122,7 @@ TARGETS: dict[str, Target] = {
             "Agreement.names",
             "Agreement.of",
         ),
-        ("tests/test_agreement_rules.py", "tests/test_numbers_corpus.py"),
+        ("tests/units/test_agreement_rules.py", "tests/units/test_numbers_corpus.py"),
         light=False,
     ),
 }

@@ -11,20 +11,20 @@ from typing import Any
 
 import pytest
 
-from .model_factory import (
+from testkit.model_factory import (
     CACHE_ENV,
     DEFAULT_CACHE_NAME,
     TinyModel,
     build_tiny_model,
     write_voice_wav,
 )
-from .support import SEED_ENV, ServerProcess
-from .xdist_groups import GroupScheduling, add_quick_option, group_and_order
-from .zygote import FORK_ENV
+from testkit.support import SEED_ENV, ServerProcess
+from testkit.zygote import FORK_ENV
+from tests.xdist_groups import GroupScheduling, add_quick_option, group_and_order
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Server processes fork from a pre-imported zygote (`tests/zygote.py`): 5-9 s of CPU
+    """Server processes fork from a pre-imported zygote (`testkit/zygote.py`): 5-9 s of CPU
     less per start. Set in the environment, so `script/bench --quick` run by a test does too.
 
     The garbage collector skips what the imports made (`gc.freeze`): every in-process server

@@ -8,7 +8,7 @@ from collections.abc import Awaitable
 from concurrent.futures import Future
 from typing import TypeVar
 
-from .support import running_server
+from testkit.support import running_server
 
 T = TypeVar("T")
 

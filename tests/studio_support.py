@@ -21,12 +21,11 @@ import aiohttp
 import pytest
 from aiohttp import web
 
+from testkit.support import running_server
 from wyoming_pocket_tts.http.app import build_app
 from wyoming_pocket_tts.http.studio import StudioSettings, add_studio
 from wyoming_pocket_tts.server import TtsServer
 from wyoming_pocket_tts.settings import HttpSettings
-
-from .support import running_server
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [

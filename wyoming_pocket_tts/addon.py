@@ -37,7 +37,8 @@ from .addon_repair import (
     prepare_voices_dir,
     settle_options,
 )
-from .cli import HTTP_TOKEN_ENV, parse_settings, refusal
+from .cli import parse_settings, refusal
+from .cli_checks import HTTP_TOKEN_ENV
 from .http.auth import INGRESS_PROXY
 from .pocket import builtin_models
 from .settings import DEFAULT_SPEED, RUNTIMES

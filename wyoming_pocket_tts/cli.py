@@ -7,15 +7,12 @@ Defaults come from the settings' own dataclasses, so the two cannot drift.
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import os
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
-from urllib.parse import urlparse
 
-from . import __version__
+from . import __version__, cli_checks
+from .cli_checks import QUANTIZE
 from .flags import (
     AppendModel,
     loudness_target,
@@ -26,11 +23,7 @@ from .flags import (
     thread_count,
     voice_spec,
 )
-from .languages import UnknownLanguage, language_code
-from .languages import known as known_language
-from .pocket import builtin_models
 from .settings import (
-    LANGUAGE_CODE,
     MAX_SPEED,
     MIN_SPEED,
     RUNTIMES,
@@ -41,14 +34,10 @@ from .settings import (
     ServerSettings,
     Settings,
     SpeechSettings,
-    VoiceSpec,
     default_data_dir,
 )
-from .voices.catalog import VoiceKind, voice_kind
 
-QUANTIZE_MODES = ("auto", "on", "off")
-_QUANTIZE: dict[str, bool | None] = {"auto": None, "on": True, "off": False}
-_CODE_PREFIX_RE = re.compile(rf"^({LANGUAGE_CODE})=(.+)$")
+QUANTIZE_MODES = tuple(QUANTIZE)
 """`fr=my_french.yaml`: a language code for a custom config."""
 _SERVER = ServerSettings()
 _ENGINE = EngineSettings()
@@ -294,12 +283,12 @@ def parse_settings(
     """Parse and validate the command line; exits with code 2 on a bad flag."""
     parser = build_parser(parser_class)
     args = parser.parse_args(argv)
-    _check_uri(parser, args.uri)
-    models = _models(parser, args)
-    voices = _check_voices(parser, args.voice, models)
+    cli_checks.check_uri(parser, args.uri)
+    models = cli_checks.models(parser, args)
+    voices = cli_checks.check_voices(parser, args.voice, models)
     if args.zeroconf is not None and not args.uri.startswith("tcp://"):
         parser.error("--zeroconf needs a tcp:// --uri")
-    http = _http(parser, args)
+    http = cli_checks.http(parser, args)
     return Settings(
         server=ServerSettings(
             uri=args.uri,
@@ -324,147 +313,9 @@ def parse_settings(
             ),
         ),
         voices=voices,
-        voices_dirs=tuple(_voices_dir(parser, path) for path in args.voices_dir),
+        voices_dirs=tuple(cli_checks.voices_dir(parser, path) for path in args.voices_dir),
         zeroconf_name=args.zeroconf,
         zeroconf_host=args.zeroconf_host,
         http=http,
         debug=args.debug,
     )
-
-
-HTTP_TOKEN_ENV = "WYOMING_POCKET_TTS_HTTP_TOKEN"
-"""The HTTP token may come from the environment, to keep it off the process list."""
-
-
-def _http(parser: argparse.ArgumentParser, args: argparse.Namespace) -> HttpSettings:
-    token = args.http_token
-    if token is None:
-        token = os.environ.get(HTTP_TOKEN_ENV) or None
-    if args.http_ingress_only and args.ingress_proxy is None:
-        parser.error("--http-ingress-only needs --ingress-proxy")
-    if args.http_port is None:
-        for flag, value in (
-            ("--http-token", args.http_token),
-            ("--http-cors", args.http_cors),
-            ("--ingress-proxy", args.ingress_proxy),
-        ):
-            if value is not None:
-                parser.error(f"{flag} needs --http-port")
-        return HttpSettings(host=args.http_host)
-    if token is not None and not token.strip():
-        parser.error("--http-token: the token is empty")
-    origin = args.http_cors
-    if origin is not None and origin != "*":
-        parsed = urlparse(origin)
-        if (
-            parsed.scheme not in ("http", "https")
-            or not parsed.netloc
-            or parsed.path not in ("", "/")
-        ):
-            parser.error(f"--http-cors {origin}: expected an origin like https://host[:port], or *")
-        origin = f"{parsed.scheme}://{parsed.netloc}"
-    return HttpSettings(
-        port=args.http_port,
-        host=args.http_host,
-        token=token.strip() if token else None,
-        cors_origin=origin,
-        ingress_proxy=args.ingress_proxy,
-        ingress_only=args.http_ingress_only,
-    )
-
-
-def _check_uri(parser: argparse.ArgumentParser, uri: str) -> None:
-    parsed = urlparse(uri)
-    if parsed.scheme == "tcp":
-        try:
-            port = parsed.port
-        except ValueError:
-            port = None
-        if not parsed.hostname or port is None:
-            parser.error(f"--uri {uri}: expected tcp://HOST:PORT")
-    elif parsed.scheme != "unix" or not parsed.path:
-        parser.error(f"--uri {uri}: expected tcp://HOST:PORT or unix://PATH")
-
-
-def _models(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[ModelSettings, ...]:
-    """One model per language, in command-line order; codes must differ."""
-    models: list[ModelSettings] = []
-    for number, (flag, value) in enumerate(args.models or [("--language", _MODEL.model)]):
-        code = args.language_code if number == 0 else None
-        if flag == "--model-config":
-            prefixed = _CODE_PREFIX_RE.match(value)
-            if prefixed:
-                code, value = prefixed.group(1), prefixed.group(2)
-            model = ModelSettings(
-                model=None,
-                config=_config(parser, value),
-                quantize=_QUANTIZE[args.quantize],
-                threads=args.threads,
-                runtime=args.runtime,
-            )
-        else:
-            known = builtin_models()
-            if value not in known:
-                parser.error(
-                    f"--language {value}: not a pocket-tts model (choose from {', '.join(known)})"
-                )
-            model = ModelSettings(
-                model=value,
-                quantize=_QUANTIZE[args.quantize],
-                threads=args.threads,
-                runtime=args.runtime,
-            )
-        if code is not None and known_language(code) is None:
-            where = "--language-code" if code == args.language_code else f"{flag} {value}"
-            parser.error(f"{where}: {UnknownLanguage.about(code)}")
-        model = dataclasses.replace(model, code=code or language_code(model.model, model.config))
-        if any(other.code == model.code for other in models):
-            parser.error(
-                f"{flag} {value}: a model for language {model.code} is already configured "
-                "(give a custom config another code: --model-config CODE=PATH)"
-            )
-        models.append(model)
-    return tuple(models)
-
-
-def _config(parser: argparse.ArgumentParser, config: str) -> str:
-    if voice_kind(config) is VoiceKind.URL:
-        return config
-    path = Path(config).expanduser()
-    if path.suffix not in (".yaml", ".yml"):
-        parser.error(f"--model-config {config}: expected a .yaml file")
-    if not path.is_file():
-        parser.error(f"--model-config {config}: no such file")
-    return str(path.resolve())
-
-
-def _check_voices(
-    parser: argparse.ArgumentParser,
-    voices: list[VoiceSpec],
-    models: tuple[ModelSettings, ...],
-) -> tuple[VoiceSpec, ...]:
-    """Voices with their language set (the first model's by default), checked."""
-    codes = [model.code for model in models]
-    checked: list[VoiceSpec] = []
-    for spec in voices:
-        if any(other.name == spec.name for other in checked):
-            parser.error(f"--voice {spec.name}: configured twice")
-        if spec.code and spec.code not in codes:
-            parser.error(
-                f"--voice {spec.code}:{spec.name}: no model for language {spec.code} "
-                f"(configured: {', '.join(codes)})"
-            )
-        if (
-            voice_kind(spec.source) is VoiceKind.FILE
-            and not Path(spec.source).expanduser().is_file()
-        ):
-            parser.error(f"--voice {spec.name}: no such file {spec.source}")
-        checked.append(dataclasses.replace(spec, code=spec.code or codes[0]))
-    return tuple(checked)
-
-
-def _voices_dir(parser: argparse.ArgumentParser, path: Path) -> Path:
-    path = path.expanduser()
-    if not path.is_dir():
-        parser.error(f"--voices-dir {path}: no such folder")
-    return path.resolve()

@@ -1,6 +1,6 @@
 """Every error code a client may receive, in one place and one spelling (lower-case words joined
 by `-`), with the HTTP status each is answered with (`HTTP_STATUS`). The README's error tables
-mirror it (tests/test_errors.py checks them).
+mirror it (tests/units/test_errors.py checks them).
 
 A Wyoming request can collect more than one: a *warning* says part of it was not spoken as asked
 (text cut at the limit, a stream that went quiet) while the rest was; a *failure* says it could not

@@ -9,7 +9,7 @@ config) is `DEFAULT`'s unless given a code.
 
 Adding a language: its numbers module in `text/numbers/` (its tables, abbreviations included),
 its record here, and its code and models in the add-on's config.yaml lists;
-tests/test_language_records.py checks that every field is set and the lists agree.
+tests/units/test_language_records.py checks that every field is set and the lists agree.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The engine: one thread that owns the Pocket-TTS models and does all model work.
 
-Rooms, each importing only the rooms listed after it (checked by `tests/test_layout.py`):
+Rooms, each importing only the rooms listed after it (checked by `tests/repo/test_layout.py`):
 - `serving/`: the engine thread (`engine.py`), the fair `scheduler.py`, a request and its
   listener (`request.py`), the pool of loaded models (`pool.py`), the recent requests.
 - `tuning/`: how a model is loaded on this host (precision, threads, runtime), measured and

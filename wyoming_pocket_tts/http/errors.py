@@ -22,7 +22,13 @@ from ..errors import (
     JobError,
 )
 
-__all__ = ["INVALID_TOKEN", "ApiError", "Handler", "json_errors"]  # INVALID_TOKEN: for auth
+__all__ = [
+    "INVALID_TOKEN",
+    "ApiError",
+    "Handler",
+    "StudioError",
+    "json_errors",
+]  # INVALID_TOKEN: for auth
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -30,6 +36,8 @@ INVALID_REQUEST = "invalid_request_error"
 AUTHENTICATION = "authentication_error"
 SERVER_ERROR = "server_error"
 """OpenAI's error `type`s (its own spelling); the `code` is one of `errors`."""
+STUDIO_ERROR = "studio_error"
+"""The `type` of the voice studio's own refusals."""
 
 
 class ApiError(Exception):
@@ -77,6 +85,14 @@ class ApiError(Exception):
         }
         headers = {"WWW-Authenticate": "Bearer"} if self.status == 401 else None
         return web.json_response(body, status=self.status, headers=headers)
+
+
+class StudioError(ApiError):
+    """A refusal of the studio, as JSON through the app's error middleware: its own status,
+    code and message reach the page (`{"error": {"message", "code", "type": "studio_error"}}`)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(HTTP_STATUS[code], message, code, kind=STUDIO_ERROR)
 
 
 _AIOHTTP_CODES = {404: NOT_FOUND, 405: METHOD_NOT_ALLOWED, 413: BODY_TOO_LARGE}

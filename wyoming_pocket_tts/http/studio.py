@@ -20,23 +20,22 @@ import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
 from aiohttp import web
 
-from ..errors import BAD_CSRF, BAD_TOKEN, CROSS_ORIGIN, HTTP_STATUS, INGRESS_ONLY, NOT_FOUND
+from ..errors import BAD_CSRF, BAD_TOKEN, CROSS_ORIGIN, INGRESS_ONLY, NOT_FOUND
 from ..service import Service
+from ..settings import Settings
 from ..voices.manage import VoiceManager
 from .auth import INGRESS_PROXY, TOKEN_COOKIE, from_proxy, token_matches
-from .errors import ApiError
+from .errors import StudioError
 
 _LOGGER = logging.getLogger(__name__)
 
 STATIC = Path(__file__).with_name("static")
 ASSETS = {"studio.css": "text/css", "studio.js": "text/javascript"}
 CSRF_HEADER = "X-Studio-CSRF"
-STUDIO_ERROR = "studio_error"
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -54,9 +53,9 @@ class StudioSettings:
     """The HTTP side's `--http-token`, if any."""
 
     @classmethod
-    def from_settings(cls, settings: Any) -> StudioSettings:
+    def from_settings(cls, settings: Settings) -> StudioSettings:
         """From the command line's `Settings`: add-on mode when an ingress proxy is given."""
-        dirs = getattr(settings, "voices_dirs", ())
+        dirs = settings.voices_dirs
         http = settings.http
         return cls(
             voices_dir=dirs[0] if dirs else None,
@@ -64,14 +63,6 @@ class StudioSettings:
             ingress_proxy=http.ingress_proxy or INGRESS_PROXY,
             token=http.token,
         )
-
-
-class StudioError(ApiError):
-    """A refusal of the studio, as JSON through the app's error middleware: its own status,
-    code and message reach the page (`{"error": {"message", "code", "type": "studio_error"}}`)."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(HTTP_STATUS[code], message, code, kind=STUDIO_ERROR)
 
 
 class Guard:
@@ -160,10 +151,7 @@ def add_studio(app: web.Application, service: Service, settings: StudioSettings)
     ]
     for method, path, handler, changes in routes:
         app.router.add_route(method, path, guard.wrap(handler, changes=changes))
-    app[GUARD] = guard
     _LOGGER.info("Voice studio at / (%s)", "ingress only" if settings.ingress else "direct")
 
 
-GUARD = web.AppKey("studio_guard", Guard)
-"""The studio's guard (its CSRF token), for tests and the HTTP side."""
 _NO_STORE = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}

@@ -32,7 +32,7 @@ from ..service import Service
 from ..settings import VoiceSpec
 from ..text.pronunciations import PronunciationError
 from ..voices.manage import VoiceEditError, VoiceManager, valid_name
-from .studio import StudioError
+from .errors import StudioError
 from .studio_views import status_view, voice_view, voices_view
 
 _LOGGER = logging.getLogger(__name__)

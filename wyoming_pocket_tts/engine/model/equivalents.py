@@ -2,7 +2,7 @@
 
 Unlike int8 (`model.int8`), these keep the audio: each makes one kind of pocket-tts's torch modules
 do the same sums by a faster route, or a constant's once, its weights and attributes kept. Here
-the audio is the same bit for bit (`tests/test_equivalents.py`); another BLAS may round the
+the audio is the same bit for bit (`tests/engine/test_equivalents.py`); another BLAS may round the
 matrix product differently. They apply to fp32 and int8 alike, found by `script/bench --profile`
 at `english` shapes: the flow head's two time embeddings (a constant per frame), and Mimi's
 first upsampling layer on torch's reference kernel. Measured alone on one thread (5 rounds),

@@ -16,7 +16,7 @@ unpacking of each layer's int8 weights it does at every build to read their devi
 a 27 ms build at `english` shapes). Each generation still gets a state of its own, so
 requests share nothing. Copying a prepared full-size cache instead was measured too and costs
 as much as the fill (a copy reads and writes every byte). The audio is the same bit for bit
-(`tests/test_mimi_cache.py`).
+(`tests/engine/test_mimi_cache.py`).
 """
 
 from __future__ import annotations

@@ -18,8 +18,8 @@ steps as outputs (`k_new`, `v_new`). Unused slots hold zeros (masked), never NaN
 needs no fill before use.
 
 The audio matches pocket-tts's within float rounding (attention over the whole cache, masked,
-sums in another order): `tests/test_exportable.py` checks 300 frames, fp32 and int8. The state
-layout differs from pocket-tts's (`k`, `v` instead of `cache`): `from_pocket_state` converts a
+sums in another order): `tests/engine/test_onnx_attention.py` checks 300 frames, fp32 and int8. The
+state layout differs from pocket-tts's (`k`, `v` instead of `cache`): `from_pocket_state` converts a
 saved voice state, `to_pocket_state` converts back for saving. Used by `--runtime onnx`
 (`onnx.model`) and `script/bench --onnx`.
 """

@@ -118,7 +118,7 @@ def _child_env() -> dict[str, str]:
     """This environment, with this package first on the path where it is not installed in a
     site folder (a source tree): the child runs the server's code."""
     env = dict(os.environ)
-    root = str(Path(__file__).resolve().parents[2])
+    root = str(Path(__file__).resolve().parents[__name__.count(".")])  # above the package
     folders = [*site.getsitepackages(), site.getusersitepackages()]
     sites = {str(Path(folder).resolve()) for folder in folders}
     if root not in sites:

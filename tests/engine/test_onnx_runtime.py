@@ -1,0 +1,686 @@
+"""`--runtime onnx` (`engine.runtime`, `onnx.model`, `onnx.sessions`): each frame as ONNX graphs.
+
+The module's one export of the endless model (slim, no EOS) is a server's first start
+(`first_start`): its export child writes the graphs while a client's requests are served. Those
+graphs, with int8 ones quantised from them, are copied into a data folder (`exported`) that the
+in-process tests read, and servers are started on copies of that folder, so they find the
+graphs cached and load them in a fraction of a second. The same text and voice, at temperature
+0, give the same audio on either runtime within `FP32_TOLERANCE` (fp32 graphs) or
+`INT8_TOLERANCE` (int8 graphs).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from pocket_tts import TTSModel
+
+from testkit.model_factory import TinyModel, expected_frames
+from testkit.support import (
+    ServerProcess,
+    hang_up_mid_reply,
+    pcm_samples,
+    running_server,
+    synthesize,
+    synthesize_streamed,
+)
+from tests.conftest import model_args
+from tests.studio_support import running_studio, status, until
+from wyoming_pocket_tts.engine.onnx import background as graph_export
+from wyoming_pocket_tts.engine.onnx import cache as runtime
+from wyoming_pocket_tts.engine.onnx import child as export_process
+from wyoming_pocket_tts.engine.onnx.attention import from_pocket_state, to_pocket_state
+from wyoming_pocket_tts.engine.onnx.export import Graphs
+from wyoming_pocket_tts.engine.onnx.model import runs_graphs, use_graphs
+from wyoming_pocket_tts.engine.onnx.sessions import LMGraph
+from wyoming_pocket_tts.engine.tuning import comparison
+from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT, Speed, empty_voice
+from wyoming_pocket_tts.http.studio import StudioSettings
+from wyoming_pocket_tts.settings import ModelSettings
+
+pytestmark = [pytest.mark.usefixtures("one_torch_thread"), pytest.mark.timeout(480)]
+"""The first test pays the module's export (`first_start`): 35 s here with other runs beside."""
+
+FRAMES = 30
+"""Frames compared in process (2.4 s of audio)."""
+FP32_TOLERANCE = 1e-5
+"""Largest RMS difference of fp32 graphs' audio from torch's, relative to torch's RMS.
+Measured: 5e-7 (the same sums in another order)."""
+INT8_TOLERANCE = 0.03
+"""The same for int8 graphs against torch fp32. Measured on `slim`: 9.7e-3, where torch's own
+int8 (pocket-tts's and Mimi's decoder) moves it by 9.8e-4: ONNX Runtime quantises each
+activation per tensor, as torch.ao does, but rounds otherwise (random weights: no listening
+test here; docs/performance.md has the spike's figures)."""
+PCM_TOLERANCE = 1e-4
+"""The same through real servers, as 16-bit PCM: measured 1.2e-5 (one PCM step at most, serially;
+under xdist 0.6% of samples moved by more, as torch's own sums may run in another order)."""
+FALLBACK = "ONNX Runtime cannot run the en model, it runs on torch"
+
+
+@pytest.fixture(scope="module")
+def settings(endless_model: TinyModel) -> ModelSettings:
+    """The model settings a server given `--model-config <endless>` resolves (the cache key)."""
+    return ModelSettings(model=None, config=str(endless_model.config_path), runtime="onnx")
+
+
+@dataclass
+class FirstStart:
+    """What a first start on `--runtime onnx` (no cached graphs, fp32) showed: the module's
+    one export, by the server's export child (`first_start`)."""
+
+    data: Path
+    """Its data folder, the graphs cached there."""
+    during: list[bytes]
+    """Replies to requests sent and finished while the child exported."""
+    frames_during: int
+    """Frames the LM graph ran in this process up to the end of the export."""
+    after: bytes
+    """The same request once the server switched to the graphs."""
+    frames_after: tuple[int, int]
+    """Frames the LM graph ran before and after that request."""
+    reason: str
+    log: list[str]
+    """The server's own log lines."""
+    child_nice: list[int]
+    """The nice value of this process's export child, each time it was seen while exporting."""
+
+
+def export_children_nice() -> list[int]:
+    """Nice values of this process's children running the graph export (read from /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            cmdline = (stat.parent / "cmdline").read_bytes()
+            if int(fields[1]) == os.getpid() and export_process.__name__.encode() in cmdline:
+                found.append(int(fields[16]))  # field 19 of stat: nice
+    return found
+
+
+@pytest.fixture(scope="module")
+def first_start(
+    endless_model: TinyModel, voices: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+) -> FirstStart:
+    """A server's first start without cached graphs: a client's requests while the child
+    process exports (`test_without_cached_graphs_torch_serves_while_a_child_process_exports`),
+    then the switch. Its export is the module's (`exported`)."""
+    data = tmp_path_factory.mktemp("first-start") / "data"
+    args = [*model_args(endless_model, {"b": voices["b"]}), "--runtime", "onnx"]
+    args += ["--quantize", "off", "--data-dir", str(data)]
+    log = Recorded()
+
+    async def scenario(frames: list[float]) -> FirstStart:
+        async with running_server(args) as server:
+            engine = server.engine
+            assert engine.tuning is not None and engine.tuning.export is not None
+            export = engine.tuning.export
+            assert engine.tuning.settings.runtime == "torch"
+            during: list[bytes] = []  # replies sent and finished while the child exported
+            nice: list[int] = []
+            deadline = time.monotonic() + 400
+            while len(during) < 3 and not export.done.is_set() and time.monotonic() < deadline:
+                exporting = export.exporting
+                nice += export_children_nice()
+                reply = await synthesize(server.port or 0, "Lights on.", voice="b")
+                assert not reply.errors, reply.errors
+                if exporting and export.exporting:
+                    during.append(reply.audio)
+            frames_during = len(frames)
+            while engine.tuning.export is not None and time.monotonic() < deadline:
+                await asyncio.sleep(0.2)
+            timed = len(frames)  # the switch's own timing ran on the graphs
+            after = (await synthesize(server.port or 0, "Lights on.", voice="b")).audio
+            return FirstStart(
+                data, during, frames_during, after, (timed, len(frames)), engine.tuning.reason,
+                [], nice,
+            )  # fmt: skip
+
+    ours = logging.getLogger("wyoming_pocket_tts")
+    level = ours.level
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(graph_export, "POLL", 0.5)  # the switch's idle wait, shortened
+        ours.addHandler(log)
+        ours.setLevel(logging.INFO)
+        try:
+            with counted_frames(patch) as frames:
+                started = asyncio.run(scenario(frames))
+        finally:
+            ours.removeHandler(log)
+            ours.setLevel(level)
+    started.log = log.lines
+    return started
+
+
+class Recorded(logging.Handler):
+    """The messages of the records it handles."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+@pytest.fixture(scope="module")
+def exported(
+    endless_model: TinyModel,
+    settings: ModelSettings,
+    first_start: FirstStart,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Path:
+    """A data folder with only the endless model's graphs: `first_start`'s fp32 ones, and the
+    int8 ones quantised from them (ONNX Runtime's quantiser: no tracing)."""
+    data = tmp_path_factory.mktemp("graph-data")
+    shutil.copytree(first_start.data / "graphs", data / "graphs")
+    folder = runtime.graph_folder(data, settings)
+    assert runtime.prepare_graphs(endless_model.load(), folder, True).has_int8
+    return data
+
+
+@contextmanager
+def counted_frames(patch: pytest.MonkeyPatch) -> Iterator[list[float]]:
+    """When each frame the LM graph ran began (`LMGraph.step`), in this process."""
+    began: list[float] = []
+    original = LMGraph.step
+
+    def counted(self: LMGraph, *args: object) -> object:
+        began.append(time.monotonic())
+        return original(self, *args)  # type: ignore[arg-type]
+
+    patch.setattr(LMGraph, "step", counted)
+    yield began
+
+
+@pytest.fixture
+def frames(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[float]]:
+    """When each frame the LM graph ran began (`LMGraph.step`), in this process."""
+    with counted_frames(monkeypatch) as began:
+        yield began
+
+
+def graph_model(endless_model: TinyModel, exported: Path, settings: ModelSettings, int8: bool):
+    model = endless_model.load()
+    use_graphs(model, Graphs.read(runtime.graph_folder(exported, settings)), int8, 1)
+    return model
+
+
+def speak(model: TTSModel, state: dict, frames: int = FRAMES) -> torch.Tensor:
+    """pocket-tts's own streamed generation of `LONG_TEXT`, stopped after `frames` frames."""
+    stop = threading.Event()
+    audio: list[torch.Tensor] = []
+    for chunk in model.generate_audio_stream(state, LONG_TEXT, stop=stop):
+        audio.append(chunk)
+        if sum(a.shape[-1] for a in audio) >= frames * 1920:
+            stop.set()
+    return torch.cat(audio)[: frames * 1920]
+
+
+def relative(got: torch.Tensor, expected: torch.Tensor) -> float:
+    assert got.shape == expected.shape
+    return float((got - expected).pow(2).mean().sqrt() / expected.pow(2).mean().sqrt())
+
+
+@pytest.mark.parametrize(("int8", "tolerance"), [(False, FP32_TOLERANCE), (True, INT8_TOLERANCE)])
+def test_graphs_speak_as_torch_does(
+    endless_model: TinyModel, exported: Path, settings: ModelSettings, int8: bool, tolerance: float
+) -> None:
+    """The graphs' audio is torch's within the tolerance, with torch's copies of the weights
+    they run released (empty: nothing falls back on them unseen)."""
+    reference = endless_model.load()
+    graphs = graph_model(endless_model, exported, settings, int8)
+    assert runs_graphs(graphs) and not runs_graphs(reference)
+    held = [graphs.flow_lm.transformer, graphs.flow_lm.flow_net, graphs.mimi.decoder]
+    assert sum(p.numel() for module in held for p in module.parameters()) == 0
+    assert sum(p.numel() for p in graphs.mimi.encoder.parameters()) > 0  # voices: torch
+    expected = speak(reference, empty_voice(reference))
+    difference = relative(speak(graphs, empty_voice(graphs)), expected)
+    assert difference < tolerance
+    if not int8:  # not merely close: the graphs compute what torch computes, every frame
+        assert difference < FP32_TOLERANCE / 10
+
+
+def test_the_graphs_sample_pocket_tts_noise(
+    endless_model: TinyModel, exported: Path, settings: ModelSettings
+) -> None:
+    """At a temperature above 0 (the test models' is 0), the same seed gives the same audio:
+    the LM graph's noise is drawn as pocket-tts draws it, from the same generator."""
+    reference = endless_model.load()
+    graphs = graph_model(endless_model, exported, settings, False)
+    audio = []
+    for model in (reference, graphs):
+        model.temp = 0.7
+        torch.manual_seed(41)
+        audio.append(speak(model, empty_voice(model)))
+    assert relative(audio[1], audio[0]) < FP32_TOLERANCE
+    torch.manual_seed(42)  # and the noise matters: another seed, other audio
+    assert relative(speak(graphs, empty_voice(graphs)), audio[0]) > 0.1
+
+
+def test_a_voice_state_in_pocket_tts_layout_speaks_as_on_torch(
+    endless_model: TinyModel, exported: Path, settings: ModelSettings, voices: dict[str, Path]
+) -> None:
+    """A saved or built-in state (pocket-tts's layout) is converted (`from_pocket_state`);
+    saving converts it back (`to_pocket_state`) to the same tensors."""
+    reference = endless_model.load()
+    state = reference.get_state_for_audio_prompt(voices["a"])
+    graphs = graph_model(endless_model, exported, settings, False)
+    converted = from_pocket_state(graphs, copy.deepcopy(state))
+    assert relative(speak(graphs, converted), speak(reference, state)) < FP32_TOLERANCE
+    back = to_pocket_state(graphs, converted)
+    for name, module in state.items():
+        for key, tensor in module.items():
+            assert torch.equal(back[name][key], tensor), (name, key)
+
+
+def test_the_cache_is_used_and_a_version_change_exports_again(
+    endless_model: TinyModel,
+    exported: Path,
+    settings: ModelSettings,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    model = endless_model.load()
+    with caplog.at_level(logging.INFO, logger=runtime.__name__):
+        assert runtime.onnx_or_torch(model, settings, exported, False, 1) == "onnx fp32"
+    assert "Export" not in caplog.text and runs_graphs(model)
+    folder = runtime.graph_folder(exported, settings)
+    original = runtime.installed_version
+    for package in ("pocket-tts", "torch", "onnx", "onnxruntime"):
+
+        def another(name: str, package: str = package) -> str:
+            return "0.0.0" if name == package else original(name)
+
+        with monkeypatch.context() as patch:
+            patch.setattr(runtime, "installed_version", another)
+            assert runtime.graph_folder(exported, settings) != folder, package
+    with monkeypatch.context() as patch:
+        patch.setattr(runtime, "GRAPHS_VERSION", runtime.GRAPHS_VERSION + 1)
+        assert runtime.graph_folder(exported, settings) != folder
+    other = tmp_path / "other.yaml"
+    other.write_text(endless_model.config_path.read_text() + "\n# another model\n")
+    assert runtime.graph_folder(exported, replace(settings, config=str(other))) != folder
+    # The precision and threads are chosen at load, from the same files.
+    assert runtime.graph_folder(exported, replace(settings, quantize=True, threads=2)) == folder
+
+
+def test_a_graph_that_does_not_load_leaves_torch_and_is_not_tried_again(
+    endless_model: TinyModel,
+    exported: Path,
+    settings: ModelSettings,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(exported, data)
+    folder = runtime.graph_folder(data, settings)
+    (folder / "mimi.onnx").write_bytes(b"not a graph")
+    model = endless_model.load()
+    with caplog.at_level(logging.WARNING):
+        assert runtime.onnx_or_torch(model, settings, data, False, 1) is None
+    assert [r.getMessage()[: len(FALLBACK)] for r in caplog.records] == [FALLBACK]
+    assert not runs_graphs(model) and (folder / runtime.FAILED).is_file()
+    caplog.clear()
+    started = time.monotonic()
+    with caplog.at_level(logging.WARNING):
+        assert runtime.onnx_or_torch(model, settings, data, False, 1) is None
+    assert time.monotonic() - started < 5  # remembered: no export (seconds) again
+    assert len(caplog.records) == 1 and "delete" in caplog.records[0].getMessage()
+
+
+def server_data(exported: Path, tmp_path: Path, name: str) -> Path:
+    """A copy of the exported data folder for one server (it may write there)."""
+    data = tmp_path / name
+    shutil.copytree(exported, data)
+    return data
+
+
+def pcm_relative(audio: bytes, reference: bytes) -> float:
+    """`relative` of two replies' 16-bit PCM (lengths must match, and not be empty)."""
+    ours, theirs = (torch.from_numpy(pcm_samples(a).astype(np.float64)) for a in (audio, reference))
+    assert ours.numel() > 0
+    return relative(ours, theirs)
+
+
+def differing(audio: bytes, reference: bytes, steps: int) -> float:
+    """The share of samples more than `steps` PCM steps from `reference` (1.0 if the lengths
+    differ)."""
+    ours, theirs = pcm_samples(audio), pcm_samples(reference)
+    if ours.size != theirs.size or ours.size == 0:
+        return 1.0
+    return float(np.mean(np.abs(ours - theirs) > steps))
+
+
+def test_a_server_on_graphs_speaks_as_one_on_torch(
+    endless_model: TinyModel, voices: dict[str, Path], exported: Path, tmp_path: Path
+) -> None:
+    """Through the real servers, fp32: a cloned voice's state, its loudness (measured by
+    speaking on each runtime) and a changed rate give the same PCM, for a one-shot text and
+    for a text streamed in pieces as Home Assistant sends an LLM's reply."""
+    text = "Lights on."
+    pieces = ["Lights on. ", "The front door is locked."]  # whole sentences: no timing in the split
+    common = [*model_args(endless_model, {"b": voices["b"]}), "--speed", "1.3", "--quantize", "off"]
+    replies: dict[str, list[bytes]] = {}
+    for name in ("torch", "onnx"):
+        data = server_data(exported, tmp_path, name)
+        args = [*common, "--runtime", name, "--data-dir", str(data)]
+        with ServerProcess(args, tmp_path / f"{name}.log") as server:
+            server.wait_for_log("Ready")
+            one_shot = asyncio.run(synthesize(server.port, text, voice="b"))
+            streamed = asyncio.run(synthesize_streamed(server.port, pieces, voice="b"))
+            assert not one_shot.errors and not streamed.errors
+            replies[name] = [one_shot.audio, streamed.audio]
+            log = server.log
+            assert server.stop(timeout=60) == 0
+        assert ("--runtime onnx: onnx fp32 x1" in log) is (name == "onnx"), log
+        assert FALLBACK not in log and "Export" not in log
+    for ours, theirs in zip(replies["onnx"], replies["torch"], strict=True):
+        assert pcm_relative(ours, theirs) < PCM_TOLERANCE
+
+
+def test_without_onnxruntime_the_model_stays_torch(
+    endless_model: TinyModel,
+    exported: Path,
+    settings: ModelSettings,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    data = server_data(exported, tmp_path, "data")
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # `import onnxruntime` fails
+    model = endless_model.load()
+    with caplog.at_level(logging.WARNING):
+        assert runtime.onnx_or_torch(model, settings, data, False, 1) is None
+    assert [r.getMessage()[: len(FALLBACK)] for r in caplog.records] == [FALLBACK]
+    assert "ModuleNotFoundError" in caplog.text and not runs_graphs(model)
+    assert not (runtime.graph_folder(data, settings) / runtime.FAILED).exists()  # tried again
+
+
+def test_a_graph_that_does_not_load_leaves_a_server_on_torch(
+    endless_model: TinyModel,
+    voices: dict[str, Path],
+    exported: Path,
+    settings: ModelSettings,
+    tmp_path: Path,
+) -> None:
+    data = server_data(exported, tmp_path, "data")
+    (runtime.graph_folder(data, settings) / "lm.onnx").write_bytes(b"\0" * 64)  # fp32: pinned
+    args = [*model_args(endless_model, {"b": voices["b"]}), "--runtime", "onnx"]
+    with ServerProcess([*args, "--data-dir", str(data)], tmp_path / "server.log") as server:
+        server.wait_for_log("Ready")
+        reply = asyncio.run(synthesize(server.port, "Lights on."))
+        log = server.log
+        assert server.stop(timeout=60) == 0
+    assert not reply.errors
+    assert len(reply.audio) // 2 == expected_frames(endless_model.load(), "Lights on.") * 1920
+    assert log.count(FALLBACK) == 1, log
+    assert "--runtime onnx" not in log
+
+
+def test_a_hang_up_stops_the_graphs_within_a_frame(
+    endless_model: TinyModel,
+    voices: dict[str, Path],
+    exported: Path,
+    tmp_path: Path,
+    frames: list[float],
+) -> None:
+    """The frames the LM graph runs after the client hangs up in a long piece: pocket-tts's
+    `stop`, checked before every frame, ends them (two may already be under way)."""
+    data = server_data(exported, tmp_path, "data")
+    args = [*model_args(endless_model, voices), "--runtime", "onnx", "--data-dir", str(data)]
+
+    async def scenario() -> float:
+        async with running_server(args) as server:
+            before = len(frames)
+            hung_up = await hang_up_mid_reply(server)
+            assert len(frames) > before  # the graphs served this request
+            return hung_up
+
+    hung_up = asyncio.run(scenario())
+    after = [t for t in frames if t > hung_up]
+    assert len(after) <= 3, len(after)
+
+
+def test_without_cached_graphs_torch_serves_while_a_child_process_exports(
+    endless_model: TinyModel, settings: ModelSettings, first_start: FirstStart
+) -> None:
+    """A first start: `Ready` on torch at once; while a child process exports the graphs, a
+    client's requests are served in full, without error (an export traced in the serving
+    process broke them: torch.fx patches every module's call while it traces); then, at the
+    next idle moment, the same voice and text spoken by the graphs (fp32: the same PCM), and
+    the graphs cached for the next start."""
+    samples = expected_frames(endless_model.load(), "Lights on.") * 1920
+    during = first_start.during
+    assert len(during) == 3 and first_start.frames_during == 0  # torch spoke them
+    assert all(
+        len(audio) // 2 == samples and differing(audio, during[0], 1) == 0.0 for audio in during
+    )
+    assert first_start.child_nice and set(first_start.child_nice) == {19}  # the lowest priority
+    assert first_start.reason == "--runtime onnx: onnx fp32 x1"
+    before, after = first_start.frames_after
+    assert after > before > 0  # the switch's timing and this reply ran on the graphs
+    assert pcm_relative(first_start.after, during[0]) < PCM_TOLERANCE
+    assert not runtime.needs_export(settings, first_start.data, False)
+    log = first_start.log
+    started = [line for line in log if "separate process (pid" in line]
+    ended = [line for line in log if line.startswith("Exported the graphs in")]
+    assert len(started) == 1 and len(ended) == 1 and "(process " in ended[0], log
+    assert not any(line.startswith(FALLBACK) for line in log)
+
+
+@pytest.fixture
+def failing_child(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A SIMULATED failure of export children started from now on: a `sitecustomize` on their
+    PYTHONPATH makes pocket-tts unimportable there (in them alone: this process has imported it
+    already), so the real child fails its load and exits 1 with that reason."""
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text("import sys\nsys.modules['pocket_tts'] = None\n")
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join(filter(None, [str(hook), os.environ.get("PYTHONPATH")]))
+    )
+
+
+@pytest.mark.usefixtures("failing_child")
+def test_an_export_process_that_fails_leaves_torch_serving_and_is_remembered(
+    endless_model: TinyModel,
+    voices: dict[str, Path],
+    settings: ModelSettings,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A simulated failure (`failing_child`): one warning line with the child's reason, torch
+    serves on, and the failure is kept in the cache folder: the next start does not export
+    again."""
+    monkeypatch.setattr(graph_export, "POLL", 0.5)
+    data = tmp_path / "data"
+    args = [*model_args(endless_model, {"b": voices["b"]}), "--runtime", "onnx"]
+    args += ["--quantize", "off", "--data-dir", str(data)]
+    samples = expected_frames(endless_model.load(), "Lights on.") * 1920
+
+    async def scenario() -> None:
+        async with running_server(args) as server:
+            engine = server.engine
+            assert engine.tuning is not None  # the export may have failed already
+            deadline = time.monotonic() + 120
+            while engine.tuning.export is not None and time.monotonic() < deadline:
+                await asyncio.sleep(0.2)
+            assert engine.tuning.export is None and engine.tuning.settings.runtime == "torch"
+            reply = await synthesize(server.port or 0, "Lights on.", voice="b")
+            assert not reply.errors and len(reply.audio) // 2 == samples
+
+    with caplog.at_level(logging.INFO):
+        asyncio.run(scenario())
+    ours = [r for r in caplog.records if r.name.startswith("wyoming_pocket_tts")]
+    assert sum("separate process (pid" in r.getMessage() for r in ours) == 1
+    warnings = [r.getMessage() for r in ours if r.levelno >= logging.WARNING]
+    assert [w[: len(FALLBACK)] for w in warnings] == [FALLBACK], warnings
+    assert "ModuleNotFoundError: import of pocket_tts halted" in warnings[0]
+    failed = runtime.graph_folder(data, settings) / runtime.FAILED
+    assert "ModuleNotFoundError" in failed.read_text()
+    assert not runtime.needs_export(settings, data, False)
+
+
+@pytest.mark.parametrize("graphs_faster", [True, False])
+def test_auto_times_the_graphs_against_torch_when_idle_and_the_next_start_keeps_the_choice(
+    endless_model: TinyModel,
+    voices: dict[str, Path],
+    exported: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    graphs_faster: bool,
+) -> None:
+    """`--runtime auto`: `Ready` on torch, the graphs loaded in the background, then, idle, both
+    timed by `--quantize auto`'s rule; the faster serves from then on and the decision is saved,
+    so the next start loads that runtime without timing anything. Cached graphs are loaded
+    without an export process. The figures are injected
+    (each configuration is really served, then given fixed figures: the graphs' first audio
+    half or twice torch's) because which runtime is faster on a tiny random model is noise;
+    the rule itself is tests/units/test_tuning_rule.py's."""
+    real = comparison.time_serving
+
+    def injected(model: TTSModel, *args: object, **kwargs: object) -> Speed:
+        real(model, *args, **kwargs)  # type: ignore[arg-type]
+        if not runs_graphs(model):
+            return Speed(0.2, 5.0)
+        return Speed(0.1 if graphs_faster else 0.4, 5.0)
+
+    monkeypatch.setattr(comparison, "time_serving", injected)
+    data = server_data(exported, tmp_path, "auto")
+    args = [*model_args(endless_model, {"b": voices["b"]}), "--runtime", "auto"]
+    args += ["--quantize", "off", "--data-dir", str(data)]
+    chosen = "onnx" if graphs_faster else "torch"
+
+    async def scenario() -> tuple[str, str]:
+        async with running_studio(args, StudioSettings(voices_dir=tmp_path / "voices")) as studio:
+            engine = studio.server.service.engine
+            assert engine.tuning is not None and engine.tuning.runtimes is not None
+            before = await status(studio)
+            assert (before["runtime"], before["preparing_graphs"]) == ("torch", True)
+            await until(lambda: engine.tuning.runtimes is None and not engine.tuning.pending, 120)
+            assert engine.tuning.settings.runtime == chosen
+            after = await status(studio)
+            assert (after["runtime"], after["preparing_graphs"]) == (chosen, False)
+            reply = await synthesize(studio.server.port or 0, "Lights on.", voice="b")
+            assert len(reply.audio) > 0
+            first = engine.tuning.reason
+        async with running_server(args) as server:
+            assert server.engine.tuning is not None
+            assert server.engine.tuning.export is None  # nothing to export or compare
+            assert server.engine.tuning.settings.runtime == chosen
+            return first, server.engine.tuning.reason
+
+    with caplog.at_level(logging.INFO):
+        measured, restarted = asyncio.run(scenario())
+    assert not [r for r in caplog.records if "separate process" in r.getMessage()]
+    assert measured.startswith("auto, measured again when idle: fp32 x1: first audio")
+    assert "onnx fp32 x1: first audio" in measured
+    assert restarted.startswith("--runtime auto, saved on ")
+
+
+def test_an_export_process_past_its_time_is_killed(
+    endless_model: TinyModel,
+    settings: ModelSettings,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The bound on an export's time: the child is killed and it counts as a failure."""
+    monkeypatch.setattr(export_process, "TIMEOUT", 0.5)
+    child = export_process.ExportProcess(settings, False)
+    started = time.monotonic()
+    with pytest.raises(export_process.ExportFailed, match=r"more than 0\.5 s"):
+        child.run(tmp_path / "graphs")
+    assert time.monotonic() - started < 30 and not child.running
+
+
+@pytest.mark.usefixtures("failing_child")
+def test_without_a_data_folder_the_export_folder_is_temporary(
+    settings: ModelSettings,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Without `--data-dir` the child exports into a temporary folder, removed when done (here
+    after a failure: the same `finally`), and nothing is remembered."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    export = graph_export.BackgroundExport(settings, None, False, 1)
+    with caplog.at_level(logging.INFO):
+        export.start()
+        assert export.done.wait(120)
+    assert export.model is None
+    pid = [r.getMessage() for r in caplog.records if "separate process (pid" in r.getMessage()]
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(pid) == 1 and [w[: len(FALLBACK)] for w in warnings] == [FALLBACK], warnings
+    assert "ModuleNotFoundError" in warnings[0]
+    assert list(temporary.iterdir()) == []
+
+
+def test_a_server_that_stops_ends_its_export_process(
+    endless_model: TinyModel,
+    voices: dict[str, Path],
+    settings: ModelSettings,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The export child is killed when the server stops (it would otherwise export on, for
+    minutes at full size); a stop is no failure: no warning, nothing remembered."""
+    data = tmp_path / "data"
+    args = [*model_args(endless_model, {"b": voices["b"]}), "--runtime", "onnx"]
+    args += ["--quantize", "off", "--data-dir", str(data)]
+
+    async def scenario() -> graph_export.BackgroundExport:
+        async with running_server(args) as server:
+            assert server.engine.tuning is not None
+            export = server.engine.tuning.export
+            assert export is not None
+            deadline = time.monotonic() + 30
+            while not export.exporting and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            assert export.exporting and not export.done.is_set()
+        return export
+
+    with caplog.at_level(logging.WARNING):
+        export = asyncio.run(scenario())
+        assert export.done.wait(10) and not export.exporting and export.model is None
+    assert not [r for r in caplog.records if r.name.startswith("wyoming_pocket_tts")]
+    assert runtime.needs_export(settings, data, False)  # tried again at the next start
+
+
+def test_an_export_process_ends_when_its_server_goes(
+    settings: ModelSettings, tmp_path: Path
+) -> None:
+    """A server killed without stopping its export: the child's stdin closes with it, and the
+    child exits at once instead of exporting on (minutes at full size)."""
+    folder = tmp_path / "graphs"
+    command = [sys.executable, "-m", export_process.__name__, str(folder)]
+    command += ["--config", str(settings.config)]
+    child = subprocess.Popen(command, stdin=subprocess.PIPE, env=export_process._child_env())
+    assert child.stdin is not None
+    child.stdin.close()  # as when the server's process ends
+    try:
+        assert child.wait(timeout=20) == 1
+    finally:
+        child.kill()
+    assert not folder.exists()

@@ -1,0 +1,97 @@
+"""Smoke test of the benchmark on the tiny model: it runs and reports every figure.
+
+No threshold is asserted: timing on shared machines is noisy. The targets are judged from a
+full-size run (`script/bench`), reported in the README.
+"""
+
+import json
+import math
+import os
+from pathlib import Path
+
+import pytest
+
+from testkit.zygote import Zygote
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+BENCH_TIMEOUT = 600
+"""The bench's own bound; pytest's (240 s by default, pyproject.toml) must not cut it short."""
+
+RUN_FIGURES = {
+    *(f"{name}_{stat}" for name in ("ttfa", "rtf") for stat in ("median", "min", "max")),
+    "total_median",
+    "audio_seconds",
+}
+"""What `_summary` reports for a series of whole generations."""
+
+
+def _positive(section: dict, keys: set[str]) -> None:
+    assert set(section) >= keys, sorted(keys - set(section))
+    for key in keys:
+        value = section[key]
+        assert isinstance(value, (int, float)) and math.isfinite(value) and value > 0, key
+
+
+def _series(section: dict) -> None:
+    _positive(section, RUN_FIGURES)
+    for name in ("ttfa", "rtf"):
+        assert section[f"{name}_min"] <= section[f"{name}_median"] <= section[f"{name}_max"]
+
+
+@pytest.mark.timeout(BENCH_TIMEOUT + 60)
+def test_bench_quick_reports_all_figures(tmp_path: Path) -> None:
+    """Every section of the benchmark runs once (library and server starts, voices, memory,
+    start-up, both quantizations, loudness), which is what checks that `script/bench` still
+    reports every figure; on the slim model that ends its speech, a four-word text and one-second
+    prompts. Over 20 s: its eight process starts and the speed comparison of its `--quantize
+    auto` server. It forks from this worker's zygote, and its six servers and its pocket-tts-alone
+    process from a zygote of its own (`FORK_ENV` is inherited), so its start-up figures here leave
+    out the imports that a real `script/bench` counts."""
+    out = tmp_path / "bench.json"
+    argv = ["-m", "bench", "--quick", "--runs", "1", "--json", str(out)]
+    result = Zygote.run(argv, dict(os.environ), BENCH_TIMEOUT, cwd=ROOT)
+    assert result.returncode == 0, result.stderr[-3000:]
+    figures = json.loads(out.read_text())
+    comparison = figures["library_vs_server"]
+    _series(comparison["library"])
+    _series(comparison["server"])
+    # The same text and voice: the server speaks exactly what the library does.
+    assert comparison["server"]["audio_seconds"] == comparison["library"]["audio_seconds"]
+    _positive(figures["streaming"], {"stream_first_audio_after_sentence", "llm_gap"})
+    _positive(figures["streaming"], {"one_shot_ttfa_first_sentence"})
+    timings = {"library_encode_prompt", "library_load_saved_state", "ttfa_hit"}
+    _positive(figures["voices"], timings | {"ttfa_first_encode", "ttfa_from_saved_state"})
+    _series(figures["defaults"]["library"])  # pocket-tts's own defaults vs the server's
+    _series(figures["defaults"]["server"])
+    assert figures["voices"]["encodes_alternating_two_voices"] == 0
+    assert figures["voices"]["encodes_cycling_three_voices_after_first"] == 0
+    _positive(figures["memory"], {"server_rss_mib", "library_rss_mib", "requests"})
+    _positive(figures["startup"], {"cold_seconds", "warm_seconds"})
+    assert figures["startup"]["warm_encodes"] == 0
+    _series(figures["quantize"]["fp32"])
+    _series(figures["quantize"]["int8"])
+    assert (
+        figures["quantize"]["int8"]["audio_seconds"] == figures["quantize"]["fp32"]["audio_seconds"]
+    )
+    assert figures["encode_threads"] and all(v > 0 for v in figures["encode_threads"].values())
+    assert "| same settings (fp32): time to first audio (" in result.stdout
+    assert figures["defaults"]["server_quantize"].startswith(("int8 x", "fp32 x"))
+    assert set(figures["text"]) >= {"en", "fr", "de", "it", "pt", "es", "nl"}
+    assert "| prepare 5000 characters of announcements (nl)" in result.stdout
+    loudness = figures["loudness"]
+    assert len(loudness["before"]) == len(loudness["after"]) == 3
+    assert all(abs(level - loudness["target"]) <= 1.0 for level in loudness["after"].values())
+    assert len(loudness["calibration"]) == 3
+    assert "| loudness of 3 voices" in result.stdout
+
+
+def test_bench_model_shapes_are_the_packaged_configs() -> None:
+    """`script/bench --model NAME` and `--table` build models from any packaged config name."""
+    from testkit.model_factory import shape_config
+
+    assert shape_config("full") == "english"
+    assert shape_config("english_7m_2026-10") == "english_7m_2026-10"
+    with pytest.raises(ValueError, match="english_9000m"):
+        shape_config("english_9000m")

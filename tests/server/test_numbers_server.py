@@ -1,0 +1,144 @@
+"""Through the real server: announcements reach the model as words, one-shot and streamed.
+
+The server runs in-process on the slim random model. pocket-tts's `split_into_best_sentences` is
+wrapped (not replaced) to record the text the engine hands pocket-tts: the engine cuts each piece
+of text with it into the chunks it passes to `TTSModel.generate_audio_stream` (the chunks are
+decoded tokens, which the tiny tokenizer garbles, so the text is recorded before that).
+"""
+
+# ruff: noqa: E501, RUF001  (expected sentences are long; the en dash is part of the text)
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pocket_tts.models import text_chunking
+
+from testkit.model_factory import TinyModel
+from testkit.support import running_server, synthesize, synthesize_streamed
+from tests.conftest import model_args
+from wyoming_pocket_tts.engine.tuning import timing
+
+ANNOUNCEMENTS = {
+    "en": (
+        "The living room is 21.5 °C and the humidity is 48%. Your timer ends at 14:30. "
+        "Battery at 15% – charge it by 2026-12-01.",
+        [
+            "The living room is twenty-one point five degrees Celsius and the humidity is forty-eight percent.",
+            "Your timer ends at two thirty PM.",
+            "Battery at fifteen percent – charge it by December first, twenty twenty-six.",
+        ],
+    ),
+    "fr": (
+        "Il fait 21,5 °C et 48 % d'humidité. Le minuteur sonne à 14h30. "
+        "Électricité : 0,38 € le kWh, p. ex. Demain.",
+        [
+            "Il fait vingt et un virgule cinq degrés Celsius et quarante-huit pour cent d'humidité.",
+            "Le minuteur sonne à quatorze heures trente.",
+            "Électricité : trente-huit centimes le kilowattheure, par exemple Demain.",
+        ],
+    ),
+    "de": (
+        "Im Wohnzimmer sind es 21,5 °C und 48 % Luftfeuchtigkeit. Der Müll wird am 1. Dezember "
+        "um 7:15 Uhr abgeholt. Strom kostet z. B. 0,38 €.",
+        [
+            "Im Wohnzimmer sind es einundzwanzig Komma fünf Grad Celsius und achtundvierzig Prozent Luftfeuchtigkeit.",
+            "Der Müll wird am ersten Dezember um sieben Uhr fünfzehn abgeholt.",
+            "Strom kostet zum Beispiel achtunddreißig Cent.",
+        ],
+    ),
+}
+
+
+TIMING_TEXTS = {timing.SHORT_TEXT, timing.LONG_TEXT}
+
+
+@pytest.fixture
+def model_inputs(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """Every text the engine hands pocket-tts to cut into chunks and speak, in order."""
+    recorded: list[str] = []
+    lock = threading.Lock()
+    split = text_chunking.split_into_best_sentences
+
+    def recording(tokenizer: Any, text_to_generate: str, *args: Any, **kwargs: Any) -> Any:
+        if text_to_generate not in TIMING_TEXTS:  # a model's speed check at its load
+            with lock:
+                recorded.append(text_to_generate)
+        return split(tokenizer, text_to_generate, *args, **kwargs)
+
+    monkeypatch.setattr(text_chunking, "split_into_best_sentences", recording)
+    yield recorded
+
+
+def _words(text: str) -> list[str]:
+    first, *rest = text.split(" ")
+    return [first, *(" " + word for word in rest)]
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("language", sorted(ANNOUNCEMENTS))
+def test_announcements_reach_the_model_as_words(
+    language: str, slim_model: TinyModel, voices: dict[str, Path], model_inputs: list[str]
+) -> None:
+    text, sentences = ANNOUNCEMENTS[language]
+
+    async def scenario() -> None:
+        args = model_args(slim_model, voices, "--language-code", language)
+        async with running_server(args) as server:
+            port = server.port or 0
+            one_shot = await synthesize(port, text)
+            assert not one_shot.errors and one_shot.audio
+            streamed = await synthesize_streamed(port, _words(text))
+            assert not streamed.errors and streamed.audio
+
+    asyncio.run(scenario())
+    assert model_inputs == [*sentences, *sentences]  # one-shot and streamed: sentence by sentence
+
+
+@pytest.mark.timeout(300)
+def test_number_words_can_be_turned_off(
+    slim_model: TinyModel, voices: dict[str, Path], model_inputs: list[str]
+) -> None:
+    async def scenario() -> None:
+        args = model_args(slim_model, voices, "--no-number-words")
+        async with running_server(args) as server:
+            reply = await synthesize(server.port or 0, "**It is 21.5 °C** now.")
+            assert not reply.errors
+
+    asyncio.run(scenario())
+    assert model_inputs == ["It is 21.5 °C now."]  # cleaned up, numbers as sent
+
+
+@pytest.mark.timeout(300)
+def test_each_voice_reads_numbers_in_its_own_language(
+    slim_model: TinyModel,
+    endless_model: TinyModel,
+    voices: dict[str, Path],
+    model_inputs: list[str],
+) -> None:
+    """Two models, English first: a French voice's text is read the French way."""
+
+    async def scenario() -> None:
+        args = [
+            "--model-config", f"en={slim_model.config_path}",
+            "--model-config", f"fr={endless_model.config_path}",
+            "--voice", f"anna={voices['a']}",
+            "--voice", f"fr:mamie={voices['b']}",
+            "--max-text-chars", "60",
+        ]  # fmt: skip
+        async with running_server(args) as server:
+            port = server.port or 0
+            for voice in ("anna", "mamie"):
+                assert not (await synthesize(port, "Il fait 21,5 °C.", voice=voice)).errors
+            streamed = await synthesize_streamed(port, _words("Il fait 21,5 °C."), voice="mamie")
+            assert not streamed.errors
+
+    asyncio.run(scenario())
+    french = "Il fait vingt et un virgule cinq degrés Celsius."
+    assert model_inputs[1:] == [french, french]
+    assert model_inputs[0] == "Il fait twenty-one point five degrees Celsius."  # in English
