@@ -5,7 +5,7 @@ three classes round by round, so every variant runs the same weights in the same
 - `NaN fill`: pocket-tts's own (`init_states` fills each cache, sized for the longest
   generation);
 - `prepared copy`: a full-length NaN cache prepared once per length and copied per generation;
-- `unfilled`: what the server loads (`engine.mimi_cache`).
+- `unfilled`: what the server loads (`engine.model.mimi_cache`).
 Each is timed on the serving path (`engine.timing.serve`, the short sentence to its first chunk),
 in interleaved rounds (the order reversed every round); figures are medians, with the process's
 CPU time per first audio and the time the Mimi thread spent building its state (pocket-tts's

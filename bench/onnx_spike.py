@@ -8,7 +8,7 @@ The sides, all from one random-weight model (pocket-tts's layer shapes):
 - `torchao int8`: the same with torchao's `quantize_` (int8 dynamic activations and weights) on
   the same layers, if torchao imports (it is not installed with the server: pocket-tts would
   then take it for `quantize=True` itself);
-- `onnx fp32`, `onnx int8`: the server's `--runtime onnx` model (`engine.graph_model`): the
+- `onnx fp32`, `onnx int8`: the server's `--runtime onnx` model (`engine.onnx.model`): the
   flow LM's step and Mimi's step as graphs (`engine.graphs`) in pocket-tts's own generation
   (its two threads), the text prompt in torch.
 Each at 1 and 2 threads (torch's intra-op threads, or each ONNX session's). Per configuration:

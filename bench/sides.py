@@ -136,7 +136,7 @@ class Server:
 
     def chosen_quantization(self) -> str:
         """What `--quantize auto` chose, from the start-up log: "int8 x1", "fp32 x2"... or "?"."""
-        match = re.search(r"Speed here: .* \(((?:int8|fp32) x\d+);", self.process.log)
+        match = re.search(r"Speed here: .* \(((?:onnx )?(?:int8|fp32) x\d+);", self.process.log)
         return match.group(1) if match else "?"
 
     def count(self, text: str) -> int:

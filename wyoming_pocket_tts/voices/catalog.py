@@ -309,11 +309,8 @@ class VoiceCatalog:
         return next((code for code in self.languages if same_language(language, code)), None)
 
     def _default_of(self, language: object) -> VoiceSpec:
-        if isinstance(language, str):
-            for code in self.languages:
-                if same_language(language, code):
-                    return self.default_for(code)
-        return self.default
+        code = self.served_language(language) if isinstance(language, str) else None
+        return self.default if code is None else self.default_for(code)
 
     def _lookup(self, name: object) -> VoiceSpec | None:
         if not isinstance(name, str):

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from ...pocket import smaller_model
 from ...settings import ModelSettings
+from .rule import Config
 
 if TYPE_CHECKING:
     from .tuned import Tuning
@@ -17,11 +18,6 @@ SLOW_RTF = 1.3
 """Below this real-time factor a reply is likely to stutter: the verdict warns."""
 
 
-def label(quantize: bool, threads: int) -> str:
-    """How a configuration is named in logs and saved decisions: `int8 x1`, `fp32 x2`."""
-    return f"{'int8' if quantize else 'fp32'} x{threads}"
-
-
 def log_speed_verdict(tuning: Tuning) -> None:
     """One line with this host's speed; a warning with a smaller model when it is too slow."""
     settings = tuning.settings
@@ -29,7 +25,7 @@ def log_speed_verdict(tuning: Tuning) -> None:
         "Speed here: %s with %s (%s; %s)",
         tuning.speed,
         settings.label,
-        label(bool(settings.quantize), tuning.threads),
+        Config(tuning.threads, bool(settings.quantize), settings.runtime == "onnx").label,
         tuning.reason,
     )
     if not tuning.speed.rtf_known or tuning.speed.rtf >= SLOW_RTF:
