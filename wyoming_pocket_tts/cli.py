@@ -24,6 +24,7 @@ from .flags import (
     speed_factor,
     tcp_port,
     thread_count,
+    voice_alias,
     voice_spec,
 )
 from .languages import UnknownLanguage
@@ -263,6 +264,15 @@ def build_parser(
         "HTTP API",
     )
     parser.add_argument(
+        "--voice-alias",
+        action="append",
+        type=voice_alias,
+        default=[],
+        metavar="NAME=VOICE",
+        help="on the HTTP API, NAME (e.g. OpenAI's alloy, which otherwise speaks with the "
+        "default voice) speaks with VOICE; repeatable",
+    )
+    parser.add_argument(
         "--ingress-proxy",
         metavar="ADDRESS",
         help="a proxy that has authenticated its users (the add-on: Home Assistant's ingress, "
@@ -347,6 +357,7 @@ def _http(parser: argparse.ArgumentParser, args: argparse.Namespace) -> HttpSett
             ("--http-token", args.http_token),
             ("--http-cors", args.http_cors),
             ("--ingress-proxy", args.ingress_proxy),
+            ("--voice-alias", args.voice_alias or None),
         ):
             if value is not None:
                 parser.error(f"{flag} needs --http-port")
@@ -370,7 +381,18 @@ def _http(parser: argparse.ArgumentParser, args: argparse.Namespace) -> HttpSett
         cors_origin=origin,
         ingress_proxy=args.ingress_proxy,
         ingress_only=args.http_ingress_only,
+        voice_aliases=_aliases(parser, args.voice_alias),
     )
+
+
+def _aliases(
+    parser: argparse.ArgumentParser, aliases: list[tuple[str, str]]
+) -> tuple[tuple[str, str], ...]:
+    names = [name for name, _ in aliases]
+    for name in names:
+        if names.count(name) > 1:
+            parser.error(f"--voice-alias {name}: mapped twice")
+    return tuple(aliases)
 
 
 def _check_uri(parser: argparse.ArgumentParser, uri: str) -> None:

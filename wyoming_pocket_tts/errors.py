@@ -48,6 +48,7 @@ INTERNAL_ERROR = "internal-error"
 
 # Refusals of the voice studio (its security checks, its voice and sample edits).
 INGRESS_ONLY = "ingress-only"
+STUDIO_READ_ONLY = "studio-read-only"
 BAD_TOKEN = "bad-token"
 CROSS_ORIGIN = "cross-origin"
 BAD_CSRF = "bad-csrf"
@@ -105,6 +106,7 @@ HTTP_STATUS: dict[str, int] = {
     HTTP_ERROR: 400,
     INTERNAL_ERROR: 500,
     INGRESS_ONLY: 403,
+    STUDIO_READ_ONLY: 403,
     BAD_TOKEN: 401,
     CROSS_ORIGIN: 403,
     BAD_CSRF: 403,
