@@ -79,7 +79,7 @@ WYOMING = frozenset({
 API = frozenset({
     UNKNOWN_VOICE, EMPTY_INPUT, INPUT_TOO_LONG, UNSUPPORTED_FORMAT, UNSUPPORTED_SPEED,
     INVALID_VALUE, INVALID_JSON, INVALID_TOKEN, API_OFF, BODY_TOO_LARGE, WRONG_CONTENT_TYPE, BUSY,
-    SHUTDOWN, SYNTHESIS_FAILED, MODEL_UNAVAILABLE,
+    SHUTDOWN, SYNTHESIS_FAILED, MODEL_UNAVAILABLE, ORIGIN_NOT_ALLOWED,
 })  # fmt: skip
 """The codes of the HTTP API's refusals that its README table lists (besides aiohttp's own
 `not-found`, `method-not-allowed`, `http-error` and `internal-error`)."""
