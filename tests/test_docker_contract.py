@@ -106,10 +106,12 @@ class Container:
 
 
 @needs_namespaces
-def test_the_health_check_follows_the_servers_uri(tiny_model: TinyModel, tmp_path: Path) -> None:
+def test_the_health_check_follows_the_servers_uri(
+    tiny_model: TinyModel, voices: dict[str, Path], tmp_path: Path
+) -> None:
     spec = image()
     health = _with_this_python(spec.healthcheck)
-    flags = ["--uri", "tcp://0.0.0.0:10300", *fixed_quantization(model_args(tiny_model, {}))]
+    flags = ["--uri", "tcp://0.0.0.0:10300", *fixed_quantization(model_args(tiny_model, voices))]
     entry = [*_with_this_python(spec.entrypoint), "--data-dir", str(tmp_path / "data"), *flags]
     container = Container(entry, isolated_env(tmp_path / "home"), tmp_path / "server.log")
     try:
@@ -120,9 +122,15 @@ def test_the_health_check_follows_the_servers_uri(tiny_model: TinyModel, tmp_pat
             time.sleep(0.5)
         # The fixed address the image checked before: nothing listens there in this container.
         fixed = container.exec([*health, "--uri", "tcp://127.0.0.1:10200"])
+        while "Ready" not in container.output:  # healthy while loading; then serving
+            assert container.process.poll() is None, container.output
+            assert time.monotonic() < deadline, container.output
+            time.sleep(0.2)
+        ready = container.exec(health)
     finally:
         code = container.stop()
     assert verdict[1].startswith("healthy: tcp://127.0.0.1:10300"), verdict
+    assert ready[0] == 0 and "with 2 voice(s)" in ready[1], ready
     assert fixed[0] == 1 and "10200" in fixed[1], fixed
     assert code == 0, container.output
 
