@@ -34,7 +34,7 @@ from wyoming_pocket_tts.http.studio import CSRF_HEADER, StudioSettings
 from .conftest import model_args
 from .ingress import ADDON, OTHER, PROXY, Link, ingress_link
 from .model_factory import TinyModel, write_voice_wav
-from .studio_support import running_studio
+from .studio_support import CHROMIUM, CHROMIUM_ARGS, need_chromium, running_studio
 from .support import isolated_env
 
 pytestmark = pytest.mark.timeout(240)
@@ -97,6 +97,39 @@ def test_without_a_token_on_a_lan_address_every_change_is_refused(
     assert seen["speech"][0] == 200 and seen["speech"][1] > 0  # hearing a voice is no change
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert any("read-only" in message for message in warnings), warnings
+
+
+def test_the_page_says_it_is_read_only_and_offers_no_adding(
+    slim_model: TinyModel, tmp_path: Path
+) -> None:
+    """In chromium: the voices screen shows why, and the add buttons are off."""
+    need_chromium()
+    playwright_api = pytest.importorskip("playwright.async_api")
+    root = tmp_path / "root"
+    args = _args(slim_model, root)
+    settings = StudioSettings(voices_dir=root / "voices", host="0.0.0.0")
+
+    async def scenario() -> tuple[bool, str, bool]:
+        async with (
+            running_studio(args, settings) as studio,
+            playwright_api.async_playwright() as pw,
+        ):
+            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            try:
+                page = await browser.new_page()
+                page.set_default_timeout(30_000)
+                await page.goto(studio.url)
+                await page.wait_for_selector("body[data-ready='1']")
+                shown = await page.locator("#voices-folder").is_visible()
+                text = await page.locator("#voices-folder").inner_text()
+                disabled = await page.locator("#add-file").is_disabled()
+            finally:
+                await browser.close()
+        return shown, text, disabled
+
+    shown, text, disabled = asyncio.run(scenario())
+    assert shown and "read-only" in text and "--http-token" in text, text
+    assert disabled
 
 
 def test_with_a_token_on_a_lan_address_changes_are_allowed_and_the_cookie_is_not_the_token(
