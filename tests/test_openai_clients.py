@@ -36,9 +36,10 @@ async def _get(url: str, headers: dict[str, str] | None = None) -> tuple[int, di
 def test_open_webui_lists_voices_and_models_and_speaks_alloy(
     endless_model: TinyModel, voices: dict[str, Path]
 ) -> None:
-    """Open WebUI (0.5/0.6): `GET {base}/audio/voices` and `{base}/audio/models` without any
-    header, reading `voices` and `models`; then `POST {base}/audio/speech` with its model and
-    the voice the user picked (OpenAI's default `alloy` if the list stayed empty)."""
+    """As Open WebUI's `backend/open_webui/routers/audio.py` sends them (read at commit
+    01fb3e46): `GET {base}/audio/voices` and `{base}/audio/models` without any header, reading
+    `voices` and `models`; then `POST {base}/audio/speech` with its model and the voice the user
+    picked (OpenAI's `alloy` when the list fell back to OpenAI's names), with its key."""
     body = {"model": "tts-1", "input": TEXT, "voice": "alloy"}
 
     async def scenario(server: TtsServer, port: int) -> dict:
