@@ -234,3 +234,29 @@ def test_sse_carries_the_plain_streams_audio_as_openai_events(
 def _pcm(body: bytes, fmt: str) -> bytes:
     """A lossless answer's samples as 16-bit PCM (what `differing_samples` compares)."""
     return (decode(body, fmt).samples * 32768).round().astype("<i2").tobytes()
+
+
+def test_open_webuis_list_leaves_out_a_voice_that_cannot_speak(
+    endless_model: TinyModel, voices: dict[str, Path], tmp_path: Path
+) -> None:
+    """A configured voice whose file is not audio: once the engine has tried it, `data` lists it
+    as not installed, and `voices` (what Open WebUI offers) leaves it out."""
+    broken = tmp_path / "broken.wav"
+    broken.write_bytes(b"RIFF" + b"\0" * 64)
+
+    async def scenario(server: TtsServer, port: int) -> dict:
+        try:
+            await client(port).audio.speech.create(
+                model="pocket-tts",
+                voice="broken",
+                input=TEXT,
+                response_format="pcm",  # type: ignore[arg-type]
+            )
+        except openai.APIStatusError:
+            pass  # whichever answer: the failure to load it is what counts here
+        return (await _get(f"http://127.0.0.1:{port}/v1/audio/voices"))[1]
+
+    listed = http_run(endless_model, voices | {"broken": broken}, scenario)
+    installed = {v["id"]: v["installed"] for v in listed["data"]}  # type: ignore[index]
+    assert installed["broken"] is False and installed["a"] is True
+    assert [v["id"] for v in listed["voices"]] == ["a", "b"]  # type: ignore[index]

@@ -5,7 +5,8 @@
 - `/v1/audio/models`: the same ids as `{"models": [{"id", "name"}]}`, as Open WebUI reads them.
 - `/v1/audio/voices`: `data` (each voice with its languages and whether it can speak now, then
   each alias marked with `alias_of`), `default`, and `voices` (`[{"id", "name"}]`, what Open
-  WebUI's voice list shows: the household's voices, then the aliases it mapped itself).
+  WebUI's voice list shows: the household's voices that can speak now, then the aliases it
+  mapped itself).
 
 Like every route but `/health`, they need the token when one is set (the voice names are the
 household's); a client refused the list still speaks with OpenAI's names (`aliases`).
@@ -62,7 +63,7 @@ async def list_voices(request: web.Request) -> web.Response:
         {"id": v.name, "name": v.name, "languages": v.languages, "installed": v.installed}
         for v in voices
     ]
-    shown = [{"id": v.name, "name": v.name} for v in voices]
+    shown = [{"id": v.name, "name": v.name} for v in voices if v.installed]
     by_name = {entry["id"]: entry for entry in data}
     default = data[0]["id"]
     for alias in aliases:

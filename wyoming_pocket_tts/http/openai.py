@@ -79,7 +79,8 @@ async def _stream(
     the headers go out, so an early failure is still a JSON error."""
     encoder = Encoder(fmt, SAMPLE_RATE)
     content_type = sse.CONTENT_TYPE if events else encoder.content_type
-    response = web.StreamResponse(headers={"Content-Type": content_type})
+    headers = {"Content-Type": content_type} | ({"Cache-Control": "no-cache"} if events else {})
+    response = web.StreamResponse(headers=headers)
     response.enable_chunked_encoding()
     apply_cors(request, response)
     timeout = service.settings.write_timeout
