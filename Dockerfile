@@ -74,10 +74,12 @@ LABEL \
 
 # Runs as root: the Supervisor mounts the add-on's /data and /share owned by root (no user
 # mapping), and the model cache, voice states and voices folder must be writable there. Outside
-# Home Assistant, `docker run --user UID:GID -v DIR:/data` with a DIR that user owns works too.
+# Home Assistant, `docker run --user UID:GID -e HOME=/data -v DIR:/data -v VOICES:/voices` with
+# folders that user owns runs it as that user, and voices the studio saves are theirs (README).
 EXPOSE 10200
 
-# A real `describe` -> `info` round trip, not just an open port. The port opens before the
+# A real `describe` -> `info` round trip, not just an open port, at the server's own `--uri`
+# (read from PID 1's command line; 127.0.0.1:10200 without one). The port opens before the
 # model loads, so the first start's downloads (logged with their progress) do not make the
 # container unhealthy; a server that stops answering does.
 HEALTHCHECK --start-period=2m --interval=30s --timeout=10s --retries=3 \

@@ -51,6 +51,8 @@ class Studio:
     server: TtsServer
     url: str
     """The studio's base URL, ending in `/`."""
+    app: web.Application | None = None
+    """The HTTP side's app serving it (its router lists every route)."""
 
     async def csrf(self, session: aiohttp.ClientSession) -> str:
         """The CSRF token the page carries."""
@@ -80,7 +82,7 @@ async def running_studio(
         await site.start()
         port = runner.addresses[0][1]
         try:
-            yield Studio(server, f"http://127.0.0.1:{port}/")
+            yield Studio(server, f"http://127.0.0.1:{port}/", app)
         finally:
             await runner.cleanup()
 

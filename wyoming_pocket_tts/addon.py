@@ -97,6 +97,12 @@ def _http_cors(value: Any) -> list[str]:
     return ["--http-cors", str(value).strip()] if str(value).strip() else []
 
 
+def _voice_aliases(value: Any) -> list[str]:
+    """`--voice-alias NAME=VOICE` for each entry of `voice_aliases`."""
+    pairs = (f"{alias['name'].strip()}={alias['voice'].strip()}" for alias in value)
+    return [flag for pair in pairs for flag in ("--voice-alias", pair)]
+
+
 def _unless_text(flag: str, default: str) -> Flags:
     """The flag with the value, unless it is the server's default (as text)."""
     return lambda value: [] if str(value) == default else [flag, str(value)]
@@ -156,10 +162,12 @@ OPTIONS: dict[str, Option] = {
     "http_cors": Option(str, "a string", optional=True),
     "hf_token": Option(str, "a string", optional=True),
     "http_token": Option(str, "a string", optional=True),
+    "voice_aliases": Option(list, "a list", _voice_aliases),
 }
 """Every option of config.yaml's schema, in the order their flags are given. A new server flag's
 option is one row here (plus config.yaml's options and schema, translations/en.yaml, DOCS.md)."""
 _VOICE_KEYS = {"name", "source", "language", "speed"}
+_ALIAS_KEYS = {"name", "voice"}
 
 
 class OptionsError(ValueError):
@@ -195,6 +203,16 @@ def check_options(options: Any) -> None:
         speed = voice.get("speed")
         if speed is not None and (isinstance(speed, bool) or not isinstance(speed, int | float)):
             raise OptionsError(f"{where}: 'speed' must be a number, got {json.dumps(speed)}")
+    for number, alias in enumerate(options.get("voice_aliases", []), 1):
+        if not (
+            isinstance(alias, Mapping)
+            and set(alias) == _ALIAS_KEYS
+            and all(isinstance(alias[key], str) for key in _ALIAS_KEYS)
+        ):
+            raise OptionsError(
+                f"option 'voice_aliases' entry {number} needs the strings 'name' and 'voice', "
+                f"got {json.dumps(alias)}"
+            )
 
 
 def _kinds(kind: type | tuple[type, ...]) -> tuple[type, ...]:

@@ -21,6 +21,7 @@ from .flags import (
     speed_factor,
     tcp_port,
     thread_count,
+    voice_alias,
     voice_spec,
 )
 from .settings import (
@@ -250,6 +251,15 @@ def build_parser(
         metavar="ORIGIN",
         help="let browser pages from ORIGIN (e.g. http://openwebui.local:3000, or *) call the "
         "HTTP API",
+    )
+    parser.add_argument(
+        "--voice-alias",
+        action="append",
+        type=voice_alias,
+        default=[],
+        metavar="NAME=VOICE",
+        help="on the HTTP API, NAME (e.g. OpenAI's alloy, which otherwise speaks with the "
+        "default voice) speaks with VOICE; repeatable",
     )
     parser.add_argument(
         "--ingress-proxy",

@@ -37,6 +37,7 @@ def http(parser: argparse.ArgumentParser, args: argparse.Namespace) -> HttpSetti
             ("--http-token", args.http_token),
             ("--http-cors", args.http_cors),
             ("--ingress-proxy", args.ingress_proxy),
+            ("--voice-alias", args.voice_alias or None),
         ):
             if value is not None:
                 parser.error(f"{flag} needs --http-port")
@@ -60,7 +61,18 @@ def http(parser: argparse.ArgumentParser, args: argparse.Namespace) -> HttpSetti
         cors_origin=origin,
         ingress_proxy=args.ingress_proxy,
         ingress_only=args.http_ingress_only,
+        voice_aliases=_aliases(parser, args.voice_alias),
     )
+
+
+def _aliases(
+    parser: argparse.ArgumentParser, aliases: list[tuple[str, str]]
+) -> tuple[tuple[str, str], ...]:
+    names = [name for name, _ in aliases]
+    for name in names:
+        if names.count(name) > 1:
+            parser.error(f"--voice-alias {name}: mapped twice")
+    return tuple(aliases)
 
 
 def check_uri(parser: argparse.ArgumentParser, uri: str) -> None:

@@ -48,6 +48,7 @@ INTERNAL_ERROR = "internal-error"
 
 # Refusals of the voice studio (its security checks, its voice and sample edits).
 INGRESS_ONLY = "ingress-only"
+STUDIO_READ_ONLY = "studio-read-only"
 BAD_TOKEN = "bad-token"
 CROSS_ORIGIN = "cross-origin"
 BAD_CSRF = "bad-csrf"
@@ -78,7 +79,7 @@ WYOMING = frozenset({
 API = frozenset({
     UNKNOWN_VOICE, EMPTY_INPUT, INPUT_TOO_LONG, UNSUPPORTED_FORMAT, UNSUPPORTED_SPEED,
     INVALID_VALUE, INVALID_JSON, INVALID_TOKEN, API_OFF, BODY_TOO_LARGE, WRONG_CONTENT_TYPE, BUSY,
-    SHUTDOWN, SYNTHESIS_FAILED, MODEL_UNAVAILABLE,
+    SHUTDOWN, SYNTHESIS_FAILED, MODEL_UNAVAILABLE, ORIGIN_NOT_ALLOWED,
 })  # fmt: skip
 """The codes of the HTTP API's refusals that its README table lists (besides aiohttp's own
 `not-found`, `method-not-allowed`, `http-error` and `internal-error`)."""
@@ -105,6 +106,7 @@ HTTP_STATUS: dict[str, int] = {
     HTTP_ERROR: 400,
     INTERNAL_ERROR: 500,
     INGRESS_ONLY: 403,
+    STUDIO_READ_ONLY: 403,
     BAD_TOKEN: 401,
     CROSS_ORIGIN: 403,
     BAD_CSRF: 403,

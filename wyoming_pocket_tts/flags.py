@@ -103,6 +103,14 @@ def voice_spec(value: str) -> VoiceSpec:
         raise argparse.ArgumentTypeError(str(error)) from error
 
 
+def voice_alias(value: str) -> tuple[str, str]:
+    """`NAME=VOICE`: a name (OpenAI's `alloy`, ...) that speaks with a voice of the household."""
+    name, sep, voice = (part.strip() for part in value.partition("="))
+    if not sep or not name or not voice:
+        raise argparse.ArgumentTypeError(f"expected NAME=VOICE such as alloy=alba, got {value!r}")
+    return name, voice
+
+
 def tcp_port(value: str) -> int:
     """A TCP port; 0 picks a free one."""
     number = int(value)

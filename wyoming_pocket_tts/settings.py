@@ -181,6 +181,8 @@ class HttpSettings:
     requests need no token, and only it reaches the voice studio."""
     ingress_only: bool = False
     """Answer only `ingress_proxy` (the add-on with its HTTP API off: the studio stays)."""
+    voice_aliases: tuple[tuple[str, str], ...] = ()
+    """(name, voice) pairs: a request for the name speaks with the voice (`--voice-alias`)."""
 
 
 @dataclass(frozen=True)

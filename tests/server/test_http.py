@@ -111,7 +111,8 @@ def test_model_names_a_language_and_voices_list_their_languages(
         return listed, health, [m.id for m in models.data], by_model.content, voice_a.audio
 
     listed, health, model_ids, by_model, voice_a = http_run(endless_model, voices, scenario)
-    assert [(v["id"], v["languages"], v["installed"]) for v in listed["data"]] == [
+    voices = [v for v in listed["data"] if "alias_of" not in v]  # aliases: test_openai_clients
+    assert [(v["id"], v["languages"], v["installed"]) for v in voices] == [
         ("a", ["en"], True),
         ("b", ["en"], True),
     ]
@@ -130,7 +131,7 @@ def test_bad_requests_get_a_clear_4xx_and_the_server_keeps_serving(
         api = client(port)
         seen: dict[str, tuple[int, dict]] = {}
         for name, changes in {
-            "unknown voice": {"voice": "alloy"},
+            "unknown voice": {"voice": "nobody"},
             "empty input": {"input": "  "},
             "unknown format": {"response_format": "ogg-vorbis"},
             "aac": {"response_format": "aac"},

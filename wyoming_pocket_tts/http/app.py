@@ -15,8 +15,10 @@ from aiohttp import web
 from ..service import Service
 from ..settings import HttpSettings
 from . import openai
+from .aliases import VoiceAliases
 from .auth import bearer_auth, cors, proxy_only
 from .errors import json_errors
+from .listing import SERVICE
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -51,9 +53,9 @@ def build_app(
     app = web.Application(
         middlewares=middlewares, client_max_size=body_limit(service.settings.max_text_chars)
     )
-    app[openai.SERVICE] = service
+    app[SERVICE] = service
     app.router.add_get("/health", health)
-    openai.add_routes(app)
+    openai.add_routes(app, VoiceAliases(settings.voice_aliases))
     for add in extra_routes:
         add(app)
     return app
@@ -61,7 +63,7 @@ def build_app(
 
 async def health(request: web.Request) -> web.Response:
     """200 once the model is loaded (the engine answers), 503 before or if it failed."""
-    ready = request.app[openai.SERVICE].engine.ready
+    ready = request.app[SERVICE].engine.ready
     if ready.done() and ready.exception() is None:
         return web.json_response({"status": "ok"})
     status = "loading" if not ready.done() else "failed"

@@ -11,6 +11,7 @@ token: the Supervisor has already authenticated the Home Assistant user.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 
 from aiohttp import web
@@ -27,7 +28,14 @@ OPEN_PATHS = frozenset({"/health"})
 STUDIO_PATHS = ("/", "/studio/")
 """The voice studio's page and routes: it checks the token itself (and sets `TOKEN_COOKIE`)."""
 TOKEN_COOKIE = "studio-token"
-"""The token as the studio's page holds it (HTTP-only, same-site), for its speech requests."""
+"""The studio's cookie (HTTP-only, same-site), for its speech requests: it holds
+`cookie_value(token)`, never the token, so a copied cookie is not the API key."""
+_COOKIE_PURPOSE = b"wyoming-pocket-tts studio cookie v1"
+
+
+def cookie_value(token: str) -> str:
+    """What the studio's cookie holds for `token`: an HMAC of a fixed purpose under the token."""
+    return hmac.new(token.encode(), _COOKIE_PURPOSE, hashlib.sha256).hexdigest()
 
 
 def from_proxy(request: web.Request, proxy: str | None) -> bool:
@@ -37,12 +45,13 @@ def from_proxy(request: web.Request, proxy: str | None) -> bool:
 
 def token_matches(request: web.Request, token: str) -> bool:
     """Whether the request carries `token`: `Authorization: Bearer <token>` (the scheme in any
-    case), else the studio's cookie holding it."""
+    case), else the studio's cookie made from it (`cookie_value`)."""
     scheme, _, given = request.headers.get("Authorization", "").partition(" ")
+    expected = token
     if scheme.lower() != "bearer":
-        given = request.cookies.get(TOKEN_COOKIE, "")
+        given, expected = request.cookies.get(TOKEN_COOKIE, ""), cookie_value(token)
     # compare_digest takes the same time wherever the strings differ.
-    return hmac.compare_digest(given.strip().encode(), token.encode())
+    return hmac.compare_digest(given.strip().encode(), expected.encode())
 
 
 def proxy_only(proxy: str) -> web.middleware:  # type: ignore[valid-type]
@@ -60,7 +69,7 @@ def proxy_only(proxy: str) -> web.middleware:  # type: ignore[valid-type]
 
 
 def bearer_auth(token: str, trusted_peer: str | None = None) -> web.middleware:  # type: ignore[valid-type]
-    """Refuse every request without `Bearer <token>` (or the studio's cookie holding it), but
+    """Refuse every request without `Bearer <token>` (or the studio's cookie made from it), but
     `OPEN_PATHS`, the studio's own paths (its guard checks them), CORS preflights, and requests
     from `trusted_peer` (the ingress proxy)."""
 

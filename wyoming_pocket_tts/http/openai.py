@@ -1,10 +1,11 @@
-"""OpenAI's speech API on our voices: `POST /v1/audio/speech`, `GET /v1/models`,
-`GET /v1/audio/voices`.
+"""OpenAI's speech API on our voices: `POST /v1/audio/speech` (the lists are in `listing`).
 
 The answer streams (chunked) while the engine speaks, so the first bytes leave about one
-first-audio time after the request. Errors found before any audio are JSON in OpenAI's shape; a
+first-audio time after the request; with `stream_format: "sse"` the same audio goes out as
+OpenAI's speech events (`sse`). Errors found before any audio are JSON in OpenAI's shape; a
 failure after audio has started can only cut the stream short (the connection is dropped, so a
-client never mistakes a truncated answer for a whole one).
+client never mistakes a truncated answer for a whole one). `instructions` (OpenAI's voice
+direction) is read by no model here and ignored.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import time
 from typing import Any
 
 from aiohttp import web
@@ -25,13 +25,14 @@ from ..languages import same_language
 from ..service import Service
 from ..settings import SAMPLE_RATE, VoiceSpec
 from ..text.ssml import looks_like_ssml
+from . import listing, sse
+from .aliases import VoiceAliases
 from .auth import apply_cors
 from .errors import ApiError
+from .listing import ALIASES, SERVICE
 
 _LOGGER = logging.getLogger(__name__)
 
-SERVICE = web.AppKey("service", Service)
-MODEL_ID = "pocket-tts"
 DEFAULT_FORMAT = "mp3"
 """OpenAI's default `response_format`."""
 LISTED_VOICES = 8
@@ -39,32 +40,11 @@ LISTED_VOICES = 8
 _OTHER_FORMATS = {"aac": "aac is not available: the bundled encoder (libsndfile) has no AAC"}
 
 
-def add_routes(app: web.Application) -> None:
+def add_routes(app: web.Application, aliases: VoiceAliases) -> None:
+    """The speech route and the lists, with the voice aliases both read."""
+    app[ALIASES] = aliases
     app.router.add_post("/v1/audio/speech", create_speech)
-    app.router.add_get("/v1/models", list_models)
-    app.router.add_get("/v1/audio/voices", list_voices)
-
-
-async def list_models(request: web.Request) -> web.Response:
-    """`pocket-tts` plus each language's model, under its name and its code."""
-    service = request.app[SERVICE]
-    created = int(time.time())
-    ids = [MODEL_ID]
-    for model in service.engine.settings.models:
-        ids += [name for name in (model.model, model.code) if name and name not in ids]
-    data = [{"id": i, "object": "model", "created": created, "owned_by": "kyutai"} for i in ids]
-    return web.json_response({"object": "list", "data": data})
-
-
-async def list_voices(request: web.Request) -> web.Response:
-    """Every voice with its language and whether it can speak now (as `info` says)."""
-    service = request.app[SERVICE]
-    info = service.info().tts[0]
-    voices = [
-        {"id": v.name, "name": v.name, "languages": v.languages, "installed": v.installed}
-        for v in info.voices
-    ]
-    return web.json_response({"object": "list", "data": voices, "default": voices[0]["id"]})
+    listing.add_routes(app)
 
 
 async def create_speech(request: web.Request) -> web.StreamResponse:
@@ -72,35 +52,35 @@ async def create_speech(request: web.Request) -> web.StreamResponse:
     body = await _read_body(request)
     fmt = _response_format(body.get("response_format", DEFAULT_FORMAT))
     speed = _speed(body.get("speed"))
-    if body.get("stream_format", "audio") != "audio":
-        raise ApiError.of(
-            errors.INVALID_VALUE, "Only stream_format 'audio' is supported", "stream_format"
-        )
+    events = _stream_format(body.get("stream_format", "audio")) == "sse"
     raw = body.get("input")
     if not isinstance(raw, str):
         raise ApiError.of(errors.INVALID_VALUE, "'input' must be a string of text", "input")
     intake = Intake(service)
     if (too_long := intake.too_long(len(raw))) is not None:
         raise ApiError.of(errors.INPUT_TOO_LONG, too_long.text, "input")
-    voice = await _voice(service, body.get("voice"), _language(service, body.get("model")))
+    language = _language(service, body.get("model"))
+    voice = await _voice(service, request.app[ALIASES], body.get("voice"), language)
     session = await intake.line().open(voice=voice, speed=speed, ssml=looks_like_ssml(raw))
     try:
         await session.speak(raw)
         if not session.spoken and session.failure is None:
             raise ApiError.of(errors.EMPTY_INPUT, "'input' has nothing to say", "input")
         _LOGGER.debug("HTTP speech: %d chars, voice %s, %s", len(raw), voice.name, fmt)
-        return await _stream(request, service, session, fmt)
+        return await _stream(request, service, session, fmt, events)
     finally:
         session.cancel()  # a no-op once it has ended
 
 
 async def _stream(
-    request: web.Request, service: Service, session: Session, fmt: str
+    request: web.Request, service: Service, session: Session, fmt: str, events: bool
 ) -> web.StreamResponse:
-    """Write the audio as it comes; the first chunk is awaited before the headers go out, so
-    an early failure is still a JSON error."""
+    """Write the audio as it comes (as SSE `events`, or raw); the first chunk is awaited before
+    the headers go out, so an early failure is still a JSON error."""
     encoder = Encoder(fmt, SAMPLE_RATE)
-    response = web.StreamResponse(headers={"Content-Type": encoder.content_type})
+    content_type = sse.CONTENT_TYPE if events else encoder.content_type
+    headers = {"Content-Type": content_type} | ({"Cache-Control": "no-cache"} if events else {})
+    response = web.StreamResponse(headers=headers)
     response.enable_chunked_encoding()
     apply_cors(request, response)
     timeout = service.settings.write_timeout
@@ -111,7 +91,7 @@ async def _stream(
             feed = encoder.feed
             out = await asyncio.to_thread(feed, pcm) if encoder.costly else feed(pcm)
             if out:
-                await asyncio.wait_for(response.write(out), timeout)
+                await asyncio.wait_for(response.write(sse.delta(out) if events else out), timeout)
         if (failure := session.failure) is not None:
             if not response.prepared:
                 raise ApiError.refusing(failure)
@@ -120,7 +100,10 @@ async def _stream(
             return response
         if not response.prepared:
             await response.prepare(request)
-        if tail := await asyncio.to_thread(encoder.finish):
+        tail = await asyncio.to_thread(encoder.finish)
+        if events:
+            tail = (sse.delta(tail) if tail else b"") + sse.done()
+        if tail:
             await asyncio.wait_for(response.write(tail), timeout)
         await response.write_eof()
     except (ConnectionError, asyncio.TimeoutError) as error:
@@ -167,6 +150,17 @@ def _response_format(value: object) -> str:
     )
 
 
+def _stream_format(value: object) -> str:
+    if isinstance(value, str) and value in sse.STREAM_FORMATS:
+        return value
+    shown = json.dumps(value)[:32]
+    raise ApiError.of(
+        errors.INVALID_VALUE,
+        f"Unknown stream_format {shown}; choose one of {', '.join(sse.STREAM_FORMATS)}",
+        "stream_format",
+    )
+
+
 def _speed(value: object) -> float | None:
     """The speaking rate asked for (None: the voice's own); outside 0.5-2.0 is a clear 400."""
     if value is None:
@@ -189,18 +183,29 @@ def _language(service: Service, model: object) -> str | None:
     return None
 
 
-async def _voice(service: Service, name: object, language: str | None) -> VoiceSpec:
-    """The named voice (a key into the voice table, nothing else); without a name, the default
-    voice of the language `model` named. Off the loop: a lookup may rescan the voice folders."""
+async def _voice(
+    service: Service, aliases: VoiceAliases, name: object, language: str | None
+) -> VoiceSpec:
+    """The voice called `name` (a key into the voice table, nothing else), else the voice an
+    alias maps to; without a name, or for an unmapped OpenAI name, the default voice of the
+    language `model` named. Off the loop: a lookup may rescan the voice folders."""
     catalog = service.catalog
     if name is None or name == "":
         return await asyncio.to_thread(catalog.resolve, None, language)
     if isinstance(name, str) and await asyncio.to_thread(catalog.find, name) is not None:
         return await asyncio.to_thread(catalog.resolve, name)
+    alias = aliases.get(name)
+    if alias is not None and alias.target is None:
+        return await asyncio.to_thread(catalog.resolve, None, language)
+    if alias is not None and await asyncio.to_thread(catalog.find, alias.target) is not None:
+        return await asyncio.to_thread(catalog.resolve, alias.target)
     names = [spec.name for spec in await asyncio.to_thread(lambda: catalog.voices)]
     shown = ", ".join(names[:LISTED_VOICES]) + (", ..." if len(names) > LISTED_VOICES else "")
+    unknown = f"Unknown voice {str(name)[:64]!r}"
+    if alias is not None:
+        unknown = f"Voice alias {alias.name!r} names {str(alias.target)[:64]!r}, which is no voice"
     raise ApiError.of(
         errors.UNKNOWN_VOICE,
-        f"Unknown voice {str(name)[:64]!r}; voices here: {shown} (all: GET /v1/audio/voices)",
+        f"{unknown}; voices here: {shown} (all: GET /v1/audio/voices)",
         "voice",
     )

@@ -8,13 +8,18 @@ Who may use it:
 - add-on mode (`ingress`): only the Supervisor's ingress proxy may connect, with no token (Home
   Assistant has already authenticated the user); any other peer gets 403;
 - with a token (`--http-token`): the page is opened once as `/?token=...`, which sets a
-  same-site, HTTP-only cookie; API calls need that cookie or the Bearer header;
+  same-site, HTTP-only cookie (a value made from the token, not the token); API calls need that
+  cookie or the Bearer header;
+- without a token on an address other than loopback (`--http-host 0.0.0.0`), anyone on the
+  network reaches the page, so it is read-only: every route that is not a GET is refused with
+  `studio-read-only` and the way to allow changes;
 - every state-changing request needs the page's CSRF token and must come from the same origin.
 """
 
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
@@ -24,11 +29,18 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
-from ..errors import BAD_CSRF, BAD_TOKEN, CROSS_ORIGIN, INGRESS_ONLY, NOT_FOUND
+from ..errors import (
+    BAD_CSRF,
+    BAD_TOKEN,
+    CROSS_ORIGIN,
+    INGRESS_ONLY,
+    NOT_FOUND,
+    STUDIO_READ_ONLY,
+)
 from ..service import Service
 from ..settings import Settings
 from ..voices.manage import VoiceManager
-from .auth import INGRESS_PROXY, TOKEN_COOKIE, from_proxy, token_matches
+from .auth import INGRESS_PROXY, TOKEN_COOKIE, cookie_value, from_proxy, token_matches
 from .errors import StudioError
 
 _LOGGER = logging.getLogger(__name__)
@@ -51,6 +63,8 @@ class StudioSettings:
     ingress_proxy: str = INGRESS_PROXY
     token: str | None = None
     """The HTTP side's `--http-token`, if any."""
+    host: str = "127.0.0.1"
+    """The address the HTTP side listens on (`--http-host`)."""
 
     @classmethod
     def from_settings(cls, settings: Settings) -> StudioSettings:
@@ -62,7 +76,31 @@ class StudioSettings:
             ingress=http.ingress_proxy is not None,
             ingress_proxy=http.ingress_proxy or INGRESS_PROXY,
             token=http.token,
+            host=http.host,
         )
+
+    @property
+    def read_only(self) -> str | None:
+        """Why the studio refuses changes (None: it does not): no token, and an address others
+        reach. In add-on mode only the ingress proxy gets in, so that never applies."""
+        if self.ingress or self.token or _is_loopback(self.host):
+            return None
+        return (
+            f"The voice studio is read-only: the HTTP side listens on {self.host} without a "
+            "token, so anyone on the network could change the voices. To allow changes, set "
+            "--http-token TOKEN and open the studio as /?token=TOKEN, or listen on 127.0.0.1 "
+            "(--http-host)"
+        )
+
+
+def _is_loopback(host: str) -> bool:
+    """Whether `host` (an address or `localhost`) is reached from this machine only."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a host name: it may resolve to anything
 
 
 class Guard:
@@ -77,6 +115,8 @@ class Guard:
             self.check_peer(request)
             if request.path != "/" or "token" not in request.query:
                 self.check_token(request)
+            if request.method != "GET":
+                self.check_changes_allowed()
             if changes:
                 self.check_origin(request)
                 self.check_csrf(request)
@@ -96,6 +136,11 @@ class Guard:
             return
         if not token_matches(request, token):
             raise StudioError(BAD_TOKEN, "Open the studio as /?token=YOUR_HTTP_TOKEN")
+
+    def check_changes_allowed(self) -> None:
+        """Refuse a change while the studio is read-only (`StudioSettings.read_only`)."""
+        if (reason := self.settings.read_only) is not None:
+            raise StudioError(STUDIO_READ_ONLY, reason)
 
     def check_origin(self, request: web.Request) -> None:
         site = request.headers.get("Sec-Fetch-Site")
@@ -122,7 +167,7 @@ def add_studio(app: web.Application, service: Service, settings: StudioSettings)
 
     guard = Guard(settings)
     manager = VoiceManager(service.catalog, settings.voices_dir)
-    api = StudioApi(service, manager)
+    api = StudioApi(service, manager, settings.read_only)
     page = (STATIC / "index.html").read_text(encoding="utf-8")
 
     async def index(request: web.Request) -> web.StreamResponse:
@@ -131,7 +176,8 @@ def add_studio(app: web.Application, service: Service, settings: StudioSettings)
             if not hmac.compare_digest(token.encode(), settings.token.encode()):
                 raise StudioError(BAD_TOKEN, "Wrong token")
             response = web.HTTPSeeOther("./")
-            response.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="Strict", path="/")
+            cookie = cookie_value(settings.token)
+            response.set_cookie(TOKEN_COOKIE, cookie, httponly=True, samesite="Strict", path="/")
             raise response
         html = page.replace("{{csrf}}", guard.csrf)
         return web.Response(text=html, content_type="text/html", headers=_NO_STORE)
@@ -152,6 +198,8 @@ def add_studio(app: web.Application, service: Service, settings: StudioSettings)
     for method, path, handler, changes in routes:
         app.router.add_route(method, path, guard.wrap(handler, changes=changes))
     _LOGGER.info("Voice studio at / (%s)", "ingress only" if settings.ingress else "direct")
+    if settings.read_only is not None:
+        _LOGGER.warning("%s", settings.read_only)
 
 
 _NO_STORE = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}

@@ -48,9 +48,13 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 class StudioApi:
     """Handlers of `studio/api/...`."""
 
-    def __init__(self, service: Service, manager: VoiceManager) -> None:
+    def __init__(
+        self, service: Service, manager: VoiceManager, read_only: str | None = None
+    ) -> None:
         self.service = service
         self.manager = manager
+        self.read_only = read_only
+        """Why changes are refused (the page shows it where it would offer to add a voice)."""
 
     def routes(self) -> list[tuple[str, str, Handler, bool]]:
         """(method, path, handler, changes state)."""
@@ -69,7 +73,10 @@ class StudioApi:
         ]
 
     async def voices(self, request: web.Request) -> web.StreamResponse:
-        return web.json_response(await asyncio.to_thread(voices_view, self.service, self.manager))
+        view = await asyncio.to_thread(voices_view, self.service, self.manager)
+        if self.read_only is not None:
+            view |= {"can_add": False, "folder_problem": self.read_only}
+        return web.json_response(view)
 
     async def status(self, request: web.Request) -> web.StreamResponse:
         return web.json_response(status_view(self.service))
