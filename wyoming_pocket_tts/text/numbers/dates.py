@@ -157,7 +157,7 @@ def month_day(c: Context) -> Pass | None:
 
 
 def decade(c: Context) -> Pass | None:
-    """English "the 1990s", "the '80s"."""
+    """English "the 1990s", "the '80s"; German "die 70er", "in den 60ern", "80er-Jahre"."""
     if not c.language.decades:
         return None
     pattern = r"(?=['0-9])(?<![0-9\w])'?((?:1[0-9]|20)?[0-9]0)s\b"
@@ -170,5 +170,42 @@ def decade(c: Context) -> Pass | None:
         words = c.words.year(number) if len(digits) == 4 else c.words.cardinal(number)
         words = words[:-1] + "ies" if words.endswith("y") else words + "s"
         return place(match, words)
+
+    return c.compile(pattern, read)
+
+
+def decade_suffix(c: Context) -> Pass | None:
+    """German "70er", "60ern", "1980er", "80er-Jahre": the cardinal with its ending."""
+    suffix = c.language.decade_suffix
+    if not suffix:
+        return None
+    pattern = rf"(?=[0-9'])(?<![0-9\w])'?((?:1[0-9]|20)?[1-9]0){suffix}(n?)(?:-?(Jahren?))?\b"
+
+    def read(match: re.Match[str]) -> str:
+        digits, ending, years = match.groups()
+        number = int(digits)
+        said = c.words.year(number) if len(digits) == 4 else c.words.cardinal(number)
+        said = said[0].upper() + said[1:] + suffix
+        if years:
+            return place(match, f"{said}{years.lower()}")  # "Achtzigerjahre"
+        return place(match, said + ending)
+
+    return c.compile(pattern, read)
+
+
+def decade_after(c: Context) -> Pass | None:
+    """ "anni '60", "jaren '70", "los 70", "années 80": a decade after the word for years."""
+    cues = c.language.decade_cues
+    if not cues:
+        return None
+    firsts = "".join(sorted({char for cue in cues for char in (cue[0], cue[0].upper())}))
+    pattern = (
+        rf"(?=[{firsts}])(?i:\b({alternation(cues)}))([ \u00a0]+)['’]?([1-9]0)(?:'?s)?"  # noqa: RUF001
+        r"(?![0-9\w]|[.,][0-9])"
+    )
+
+    def read(match: re.Match[str]) -> str:
+        cue, space, digits = match.groups()
+        return f"{cue}{space}{c.words.cardinal(int(digits))}"
 
     return c.compile(pattern, read)

@@ -193,35 +193,11 @@ LANGUAGE = Language(
         },
     ),
     year_cues=frozenset(
-        {
-            "im",
-            "jahr",
-            "jahre",
-            "seit",
-            "bis",
-            "von",
-            "ab",
-            "vor",
-            "nach",
-            "anno",
-            "um",
-            "januar",
-            "februar",
-            "märz",
-            "april",
-            "mai",
-            "juni",
-            "juli",
-            "august",
-            "september",
-            "oktober",
-            "november",
-            "dezember",
-            "frühjahr",
-            "sommer",
-            "herbst",
-            "winter",
-        }
+        _words(
+            "im jahr jahre seit bis von ab vor nach anno um januar februar märz april mai "
+            "juni juli august september oktober november dezember frühjahr sommer herbst "
+            "winter"
+        )
     ),
     half={
         "m": "ein halber",
@@ -283,43 +259,15 @@ LANGUAGE = Language(
     },
     sign_cues_after={"mehr": "+", "höher": "+", "weniger": "-", "niedriger": "-"},
     score_cues=frozenset(
-        [
-            "spielstand",
-            "stand",
-            "steht",
-            "endstand",
-            "ergebnis",
-            "gewonnen",
-            "verloren",
-            "gewinnt",
-            "verliert",
-            "führt",
-        ]
+        _words("spielstand stand steht endstand ergebnis gewonnen verloren gewinnt verliert führt")
     ),
     postcode=r"[0-9]{5}",
     postcode_cues=frozenset(["plz", "postleitzahl"]),
     address_words=frozenset(
-        [
-            "straße",
-            "strasse",
-            "str",
-            "weg",
-            "gasse",
-            "platz",
-            "allee",
-            "ring",
-            "damm",
-            "ufer",
-            "chaussee",
-            "wohnung",
-            "whg",
-            "haus",
-            "hausnummer",
-            "stiege",
-            "tür",
-            "stock",
-            "etage",
-        ]
+        _words(
+            "straße strasse str weg gasse platz allee ring damm ufer chaussee wohnung whg "
+            "haus hausnummer stiege tür stock etage"
+        )
     ),
     weekdays={
         "Mo": "Montag",
@@ -331,19 +279,7 @@ LANGUAGE = Language(
         "So": "Sonntag",
     },
     room_words=frozenset(
-        [
-            "raum",
-            "zimmer",
-            "büro",
-            "etage",
-            "stock",
-            "tür",
-            "saal",
-            "gebäude",
-            "haus",
-            "hörsaal",
-            "labor",
-        ]
+        _words("raum zimmer büro etage stock tür saal gebäude haus hörsaal labor")
     ),
     abbreviations=(
         A("Whg.", "Wohnung"),

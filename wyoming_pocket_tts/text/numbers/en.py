@@ -3,6 +3,12 @@
 from .tables import Abbreviation, Currency, Genders, Language, Noun, TimeWords
 
 A = Abbreviation
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
 MONTHS = (
     "January",
     "February",
@@ -223,46 +229,12 @@ LANGUAGE = Language(
     postcode=r"[0-9]{5}(?:-[0-9]{4})?",
     postcode_cues=frozenset(["zip", "zipcode", "postcode"]),
     address_words=frozenset(
-        [
-            "street",
-            "st",
-            "road",
-            "rd",
-            "avenue",
-            "ave",
-            "lane",
-            "ln",
-            "drive",
-            "dr",
-            "boulevard",
-            "blvd",
-            "way",
-            "court",
-            "ct",
-            "place",
-            "apt",
-            "apartment",
-            "flat",
-            "unit",
-            "suite",
-            "floor",
-        ]
+        _words(
+            "street st road rd avenue ave lane ln drive dr boulevard blvd way court ct "
+            "place apt apartment flat unit suite floor"
+        )
     ),
-    room_words=frozenset(
-        [
-            "room",
-            "rm",
-            "floor",
-            "door",
-            "suite",
-            "office",
-            "hall",
-            "lab",
-            "building",
-            "gate",
-            "platform",
-        ]
-    ),
+    room_words=frozenset(_words("room rm floor door suite office hall lab building gate platform")),
     abbreviations=(
         A("St.", "Street", after_name=True),
         A("St", "Street", after_name=True),

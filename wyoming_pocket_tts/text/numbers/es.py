@@ -228,34 +228,12 @@ LANGUAGE = Language(
     postcode=r"[0-9]{5}",
     postcode_cues=frozenset(["cp", "postal"]),
     address_words=frozenset(
-        [
-            "calle",
-            "avenida",
-            "plaza",
-            "paseo",
-            "camino",
-            "carretera",
-            "ronda",
-            "travesía",
-            "piso",
-            "puerta",
-            "portal",
-            "bloque",
-            "escalera",
-        ]
+        _words(
+            "calle avenida plaza paseo camino carretera ronda travesía piso puerta portal "
+            "bloque escalera"
+        )
     ),
-    room_words=frozenset(
-        [
-            "sala",
-            "aula",
-            "despacho",
-            "habitación",
-            "oficina",
-            "puerta",
-            "planta",
-            "edificio",
-        ]
-    ),
+    room_words=frozenset(_words("sala aula despacho habitación oficina puerta planta edificio")),
     abbreviations=(
         A("C/", "calle", before_name=True),
         A("c/", "calle", before_name=True),

@@ -245,38 +245,12 @@ LANGUAGE = Language(
     postcode_groups=(2, 3),
     postcode_cues=frozenset(["cp", "postal"]),
     address_words=frozenset(
-        [
-            "rue",
-            "avenue",
-            "boulevard",
-            "chemin",
-            "place",
-            "allée",
-            "impasse",
-            "quai",
-            "route",
-            "cours",
-            "appartement",
-            "appt",
-            "bâtiment",
-            "bât",
-            "porte",
-            "étage",
-            "escalier",
-        ]
+        _words(
+            "rue avenue boulevard chemin place allée impasse quai route cours appartement "
+            "appt bâtiment bât porte étage escalier"
+        )
     ),
-    room_words=frozenset(
-        [
-            "salle",
-            "bureau",
-            "chambre",
-            "pièce",
-            "porte",
-            "étage",
-            "bâtiment",
-            "local",
-        ]
-    ),
+    room_words=frozenset(_words("salle bureau chambre pièce porte étage bâtiment local")),
     abbreviations=(
         A("appt", "appartement"),
         A("appt.", "appartement"),

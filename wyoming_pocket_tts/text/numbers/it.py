@@ -186,23 +186,7 @@ LANGUAGE = Language(
     half_after={"m": "mezzo", F: "mezza"},
     fraction_of="di",
     ordinal_sign_cues=frozenset(
-        [
-            "il",
-            "lo",
-            "la",
-            "l",
-            "al",
-            "allo",
-            "alla",
-            "del",
-            "dello",
-            "della",
-            "nel",
-            "nello",
-            "nella",
-            "sul",
-            "dal",
-        ]
+        _words("il lo la l al allo alla del dello della nel nello nella sul dal")
     ),
     fractions={2: Noun("mezzo", "mezzi")},
     fraction_rule="o>i",
@@ -249,32 +233,9 @@ LANGUAGE = Language(
     postcode=r"[0-9]{5}",
     postcode_cues=frozenset(["cap"]),
     address_words=frozenset(
-        [
-            "via",
-            "viale",
-            "piazza",
-            "corso",
-            "vicolo",
-            "largo",
-            "strada",
-            "interno",
-            "scala",
-            "piano",
-            "civico",
-        ]
+        _words("via viale piazza corso vicolo largo strada interno scala piano civico")
     ),
-    room_words=frozenset(
-        [
-            "stanza",
-            "aula",
-            "sala",
-            "ufficio",
-            "camera",
-            "porta",
-            "piano",
-            "edificio",
-        ]
-    ),
+    room_words=frozenset(_words("stanza aula sala ufficio camera porta piano edificio")),
     abbreviations=(
         A("V.le", "Viale"),
         A("P.za", "Piazza"),

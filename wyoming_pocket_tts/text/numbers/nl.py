@@ -18,6 +18,12 @@ _MONTHS = (
 )
 
 A = Abbreviation
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
 N = "n"
 
 
@@ -294,65 +300,23 @@ LANGUAGE = Language(
     },
     sign_cues_after={"meer": "+", "hoger": "+", "minder": "-", "lager": "-"},
     score_cues=frozenset(
-        [
-            "stand",
-            "uitslag",
-            "eindstand",
-            "score",
-            "gewonnen",
-            "verloren",
-            "won",
-            "wint",
-            "verliest",
-            "gelijk",
-            "staat",
-            "stond",
-            "eindigde",
-            "wedstrijd",
-            "rust",
-            "speelde",
-            "versloeg",
-            "overwinning",
-            "zege",
-            "nederlaag",
-            "winst",
-        ]
+        _words(
+            "stand uitslag eindstand score gewonnen verloren won wint verliest gelijk staat "
+            "stond eindigde wedstrijd rust speelde versloeg overwinning zege nederlaag "
+            "winst"
+        )
     ),
     score="{first}-{last}",
     postcode=r"[1-9][0-9]{3} ?[A-Z]{2}",
     postcode_groups=(2, 2),
     postcode_cues=frozenset(["postcode"]),
     address_words=frozenset(
-        [
-            "straat",
-            "weg",
-            "laan",
-            "plein",
-            "gracht",
-            "kade",
-            "dijk",
-            "singel",
-            "steeg",
-            "hof",
-            "pad",
-            "huisnummer",
-            "appartement",
-            "flat",
-            "verdieping",
-        ]
+        _words(
+            "straat weg laan plein gracht kade dijk singel steeg hof pad huisnummer "
+            "appartement flat verdieping"
+        )
     ),
-    room_words=frozenset(
-        [
-            "lokaal",
-            "kamer",
-            "zaal",
-            "ruimte",
-            "kantoor",
-            "deur",
-            "verdieping",
-            "gebouw",
-        ]
-    ),
+    room_words=frozenset(_words("lokaal kamer zaal ruimte kantoor deur verdieping gebouw")),
     abbreviations=(
         A("app.", "appartement"),
         A("verd.", "verdieping"),

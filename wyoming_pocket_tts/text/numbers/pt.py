@@ -226,31 +226,11 @@ LANGUAGE = Language(
     postcode_groups=(4, 3),
     postcode_cues=frozenset(["postal"]),
     address_words=frozenset(
-        [
-            "rua",
-            "avenida",
-            "praça",
-            "travessa",
-            "largo",
-            "estrada",
-            "alameda",
-            "apartamento",
-            "bloco",
-            "andar",
-            "porta",
-            "lote",
-        ]
+        _words(
+            "rua avenida praça travessa largo estrada alameda apartamento bloco andar porta lote"
+        )
     ),
-    room_words=frozenset(
-        [
-            "sala",
-            "gabinete",
-            "quarto",
-            "porta",
-            "piso",
-            "edifício",
-        ]
-    ),
+    room_words=frozenset(_words("sala gabinete quarto porta piso edifício")),
     abbreviations=(
         A("R.", "Rua", before_name=True),
         A("Pç.", "Praça"),
