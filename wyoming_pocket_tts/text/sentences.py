@@ -147,6 +147,16 @@ def _dot_patterns(language: str) -> tuple[re.Pattern[str], ...]:
         rf"(?<![\w.])(?:{written})(?!\w)",
         rf"(?<![0-9.])[0-9]{{1,2}}\.(?=\s+(?i:{months})\b)",
     ]
+    endings = [entry.written for entry in tables.abbreviations if entry.compound]
+    if endings:  # "Hauptstr. 5"
+        glued = "|".join(re.escape(form) for form in endings)
+        patterns.append(rf"(?<=[^\W\d_])(?:{glued})(?!\w)")
+    if tables.weekdays:  # "Mo. bis Fr.", "Di., 3. März", "Sa. 14 Uhr"
+        days = "|".join(re.escape(day) for day in tables.weekdays)
+        joiners = f"{re.escape(tables.range_word)}|{re.escape(tables.and_word)}"
+        patterns.append(
+            rf"(?<![\w.])(?:{days})\.(?=\s*(?:[,0-9/\-–—]|(?:{joiners})\s+(?:{days})\b))"  # noqa: RUF001
+        )
     if tables.ordinal_dot_cues:
         cues = "|".join(re.escape(cue) for cue in tables.ordinal_dot_cues)
         patterns.append(rf"(?i:\b(?:{cues}))\s+[0-9]{{1,3}}\.(?=\s)")

@@ -210,6 +210,26 @@ def fraction(c: Context) -> Pass:
     return c.compile(pattern, read)
 
 
+def half_after_noun(c: Context) -> Pass | None:
+    """ "2 ½ tazas" -> "dos tazas y media": where the half follows the noun it counts (French,
+    Spanish, Italian, Portuguese); a unit ("2 1/2 h") is left to `fraction`."""
+    lang = c.language
+    if not lang.half_after:
+        return None
+    pattern = r"(?=[0-9])(?<![0-9.,/])([0-9]+) 1/2[ \u00a0]([^\W\d_]+)(?![\w.])"
+
+    def read(match: re.Match[str]) -> str:
+        whole, noun = match.groups()
+        if noun in c.units or noun in c.currencies:
+            return match.group()
+        gender = c.agreement.noun_gender(noun) or "m"
+        half = lang.half_after.get(gender, lang.half_after["m"])
+        counted = c.words.cardinal(int(whole), gender)
+        return place(match, f"{counted} {noun} {lang.and_word} {half}")
+
+    return c.compile(pattern, read)
+
+
 def _needs_of(of: str, rest: str) -> bool:
     """ "tres cuartos de hora", not "de de hora" nor "de d'heure" (elided: left as written)."""
     word = rest.strip().lower()

@@ -170,7 +170,7 @@ def clock_range(c: Context) -> Pass | None:
 
 
 def colon_range(c: Context) -> Pass:
-    """ "9:00–10:30", "9:00-17:00 h": two clock times joined by the language's "to"."""
+    """ "9:00–10:30", "9:00-17:00 h": two clock times joined by the language's "to"."""  # noqa: RUF002
     time = r"([01]?[0-9]|2[0-4]):([0-5][0-9])"
     pattern = (
         rf"(?=[0-9])(?<![0-9.,:/]){time}{SPACE}[{DASHES}]{SPACE}{time}"

@@ -20,7 +20,9 @@ def abbreviation(c: Context) -> Pass | None:
     if not entries:
         return None
     first = "".join(sorted({re.escape(form[0]) for form in entries}))
-    pattern = rf"(?=[{first}])(?<![^\W\d_.])({alternation(entries)})(?!\w)"
+    endings = [form for form, found in entries.items() if any(e.compound for e in found)]
+    ending = rf"|(?<=[^\W\d_])({alternation(endings)})" if endings else r"|(?!)()"
+    pattern = rf"(?=[{first}])(?:(?<![^\W\d_.])({alternation(entries)}){ending})(?!\w)"
 
     def holds(entry: Abbreviation, match: re.Match[str], rest: str) -> bool:
         if entry.before_digit and not re.match(r"[ \u00a0]?[0-9]", rest):
@@ -31,11 +33,13 @@ def abbreviation(c: Context) -> Pass | None:
 
     def read(match: re.Match[str]) -> str:
         rest = after(match)
-        entry = next((e for e in entries[match.group(1)] if holds(e, match, rest)), None)
+        written = match.group(1) or match.group(2)
+        found = [e for e in entries[written] if e.compound or not match.group(2)]
+        entry = next((e for e in found if holds(e, match, rest)), None)
         if entry is None:
             return match.group()
         spoken = entry.spoken
-        if match.group()[0].isupper():
+        if match.group(1) and match.group()[0].isupper():
             spoken = spoken[0].upper() + spoken[1:]
         ends_sentence = not rest.strip() or _NAME_NEXT.match(rest.replace("\n", " ")) is not None
         if entry.can_end and entry.written.endswith(".") and ends_sentence:

@@ -21,17 +21,19 @@ def _date(c: Context, match: re.Match[str], day: int, month: int, year: int | No
 
 
 def weekday(c: Context) -> Pass | None:
-    """German "Mo-Fr", "Sa/So", "Di., 3. März", "Do 14:00": abbreviated weekdays in full.
+    """German "Mo-Fr", "Mo. bis Fr.", "Sa/So", "Di., 3. März", "Do 14:00": weekdays in full.
 
     Alone, an abbreviation is a weekday only before a number ("Fr." before a name is "Frau")."""
     days = c.language.weekdays
     if not days:
         return None
     names = alternation(days)
+    joiners = alternation([c.language.range_word, c.language.and_word])
     firsts = "".join(sorted({day[0] for day in days}))
     pattern = (
         rf"(?=[{firsts}])\b({names})\.?(?![^\W\d_])"
-        rf"(?:{SPACE}([{DASHES}/]){SPACE}({names})\.?(?![^\W\d_])|(?=,?{SPACE}[0-9]))"
+        rf"(?:(?:{SPACE}([{DASHES}/]){SPACE}|[ \u00a0]({joiners})[ \u00a0])({names})\.?"
+        rf"(?![^\W\d_])|(?=,?{SPACE}[0-9]))"
     )
 
     amount = re.compile(
@@ -40,12 +42,13 @@ def weekday(c: Context) -> Pass | None:
 
     def read(match: re.Match[str]) -> str:
         written = match.group()
-        if written in c.currencies and not match.group(3) and amount.match(after(match)):
+        first, sign, word, last = match.groups()
+        if written in c.currencies and not last and amount.match(after(match)):
             return written  # Swiss "Fr. 7.50" is money
-        spoken = days[match.group(1)]
-        if match.group(3):
-            joiner = c.language.and_word if match.group(2) == "/" else c.language.range_word
-            spoken += f" {joiner} {days[match.group(3)]}"
+        spoken = days[first]
+        if last:
+            joiner = word or (c.language.and_word if sign == "/" else c.language.range_word)
+            spoken += f" {joiner} {days[last]}"
         return place(match, spoken)
 
     return c.compile(pattern, read)

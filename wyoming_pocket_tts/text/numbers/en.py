@@ -1,6 +1,15 @@
 """English reading tables."""
 
-from .tables import Abbreviation, Currency, Genders, Language, Noun, TimeWords
+from .tables import (
+    Abbreviation,
+    Currency,
+    Genders,
+    Language,
+    Magnitude,
+    Noun,
+    RomanWords,
+    TimeWords,
+)
 
 A = Abbreviation
 
@@ -44,6 +53,14 @@ LANGUAGE = Language(
         "°": Noun("degree", "degrees"),
         "%": Noun("percent", "percent"),
         "‰": Noun("per mille", "per mille"),
+        "mg": Noun("milligram", "milligrams"),
+        "µg": Noun("microgram", "micrograms"),
+        "kWp": Noun("kilowatt peak", "kilowatts peak"),
+        "Bft": Noun("Beaufort", "Beaufort"),
+        "tsp": Noun("teaspoon", "teaspoons"),
+        "tbsp": Noun("tablespoon", "tablespoons"),
+        "Tbsp": Noun("tablespoon", "tablespoons"),
+        "oz": Noun("ounce", "ounces"),
         "W": Noun("watt", "watts"),
         "kW": Noun("kilowatt", "kilowatts"),
         "MW": Noun("megawatt", "megawatts"),
@@ -236,7 +253,7 @@ LANGUAGE = Language(
     ),
     room_words=frozenset(_words("room rm floor door suite office hall lab building gate platform")),
     abbreviations=(
-        A("St.", "Street", after_name=True),
+        A("St.", "Street", after_name=True, can_end=True),
         A("St", "Street", after_name=True),
         A("St", "Saint", before_name=True),
         A("Ave.", "Avenue"),
@@ -276,4 +293,26 @@ LANGUAGE = Language(
         ),
         A("Sept.", "September", before_digit=True),
     ),
+    magnitudes={
+        "k": Magnitude(3, Noun("thousand", "thousand"), glued=True),
+        "M": Magnitude(6, Noun("million", "million"), glued=True),
+        "bn": Magnitude(9, Noun("billion", "billion")),
+    },
+    by_word="by",
+    multiplier=Noun("time", "times"),
+    roman=RomanWords(
+        regnal="the {number}",
+        capital=True,
+        century_words=frozenset(["century", "centuries"]),
+        cardinal_cues=frozenset(
+            _words("war part chapter episode volume vol act phase level book stage type season")
+        ),
+    ),
+    house_pairs=True,
+    product_names={
+        "Xbox 360": "Xbox three sixty",
+        "Porsche 911": "Porsche nine eleven",
+        "Boeing 747": "Boeing seven forty-seven",
+        "Boeing 737": "Boeing seven three seven",
+    },
 )

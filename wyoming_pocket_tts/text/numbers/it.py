@@ -1,6 +1,15 @@
 """Italian reading tables."""
 
-from .tables import Abbreviation, Currency, Genders, Language, Noun, TimeWords
+from .tables import (
+    Abbreviation,
+    Currency,
+    Genders,
+    Language,
+    Magnitude,
+    Noun,
+    RomanWords,
+    TimeWords,
+)
 
 A = Abbreviation
 
@@ -31,6 +40,12 @@ LANGUAGE = Language(
         "°": Noun("grado", "gradi"),
         "%": Noun("per cento", "per cento"),
         "‰": Noun("per mille", "per mille"),
+        "mg": Noun("milligrammo", "milligrammi"),
+        "µg": Noun("microgrammo", "microgrammi"),
+        "kWp": Noun("chilowatt di picco", "chilowatt di picco"),
+        "Bft": Noun("Beaufort", "Beaufort"),
+        "cucch.": Noun("cucchiaio", "cucchiai"),
+        "cucchiaini": Noun("cucchiaino", "cucchiaini"),
         "W": Noun("watt", "watt"),
         "kW": Noun("kilowatt", "kilowatt"),
         "MW": Noun("megawatt", "megawatt"),
@@ -237,6 +252,7 @@ LANGUAGE = Language(
     ),
     room_words=frozenset(_words("stanza aula sala ufficio camera porta piano edificio")),
     abbreviations=(
+        A("q.b.", "quanto basta"),
         A("V.le", "Viale"),
         A("P.za", "Piazza"),
         A("P.zza", "Piazza"),
@@ -265,5 +281,21 @@ LANGUAGE = Language(
         A("tel.", "telefono"),
         A("max.", "massimo", before_digit=True),
         A("min.", "minimo", before_digit=True),
+    ),
+    magnitudes={
+        "k": Magnitude(3, Noun("mila", "mila"), glued=True),
+        "M": Magnitude(6, Noun("milione", "milioni"), glued=True),
+        "mln": Magnitude(6, Noun("milione", "milioni")),
+        "Mln": Magnitude(6, Noun("milione", "milioni")),
+        "mld": Magnitude(9, Noun("miliardo", "miliardi")),
+        "Mld": Magnitude(9, Noun("miliardo", "miliardi")),
+    },
+    magnitude_of="di",
+    by_word="per",
+    multiplier=Noun("volta", "volte", F),
+    decade_cues=frozenset(["anni"]),
+    roman=RomanWords(
+        century_words=frozenset(["secolo", "secoli", "sec"]),
+        cardinal_cues=frozenset(_words("capitolo tomo parte atto volume fase stagione")),
     ),
 )

@@ -1,6 +1,15 @@
 """Dutch reading tables. Units stay singular after a number ("twintig meter")."""
 
-from .tables import Abbreviation, Currency, Genders, Language, Noun, TimeWords
+from .tables import (
+    Abbreviation,
+    Currency,
+    Genders,
+    Language,
+    Magnitude,
+    Noun,
+    RomanWords,
+    TimeWords,
+)
 
 _MONTHS = (
     "januari",
@@ -51,6 +60,12 @@ LANGUAGE = Language(
         "°": Noun("graad", "graden"),
         "%": _same("procent"),
         "‰": _same("promille"),
+        "mg": _same("milligram"),
+        "µg": _same("microgram"),
+        "kWp": _same("kilowattpiek"),
+        "Bft": _same("Beaufort"),
+        "el": Noun("eetlepel", "eetlepels"),
+        "tl": Noun("theelepel", "theelepels"),
         "W": _same("watt"),
         "kW": _same("kilowatt"),
         "MW": _same("megawatt"),
@@ -346,5 +361,20 @@ LANGUAGE = Language(
         A("evt.", "eventueel"),
         A("max.", "maximaal", before_digit=True),
         A("min.", "minimaal", before_digit=True),
+    ),
+    magnitudes={
+        "k": Magnitude(3, _same("duizend"), glued=True),
+        "M": Magnitude(6, _same("miljoen"), glued=True),
+        "mln": Magnitude(6, _same("miljoen")),
+        "mld": Magnitude(9, _same("miljard")),
+    },
+    by_word="bij",
+    multiplier=_same("keer"),
+    decade_cues=frozenset(["jaren"]),
+    roman=RomanWords(
+        regnal="de {number}",
+        capital=True,
+        century_words=frozenset(["eeuw", "eeuwen"]),
+        cardinal_cues=frozenset(_words("deel hoofdstuk akte fase seizoen")),
     ),
 )

@@ -29,24 +29,31 @@ def ordinal(c: Context) -> Pass | None:
             words = c.words.spell.ordinal(number)
             if lang.ordinal_suffixes.get(suffix) == "f":
                 words = apply_fixes(words, feminine)
-            elif apocope and (c.gender(match) or "").startswith("m"):
+            elif apocope and (c.gender(match) or "").startswith("m") and not _letter_next(match):
                 words = apply_fixes(words, apocope)  # "el 1.º piso" -> "el primer piso"
         return place(match, words)
 
     return c.compile(pattern, read)
 
 
+def _letter_next(match: re.Match[str]) -> bool:
+    """Spanish "3.º B": a door letter is no noun, so the ordinal keeps its full form."""
+    return re.match(r"[ \u00a0]+[A-Z](?![\w])", after(match)) is not None
+
+
 def ordinal_dot(c: Context) -> Pass | None:
-    """German "am 1. Mai", "der 3. Platz": an ordinal after a cue word."""
+    """German "am 1. Mai", "der 3. Platz", "ihren 40. Geburtstag", "Montag, den 3.": an ordinal
+    after a cue word."""
     lang = c.language
     if not lang.ordinal_dot_cues:
         return None
     cues = alternation(lang.ordinal_dot_cues)
-    pattern = rf"(?i:\b({cues}))\s([0-9]{{1,3}})\.(?=\s+[^\W\d_])"
+    pattern = rf"(?i:\b({cues}))\s([0-9]{{1,3}})\.(?:(?=\s+[^\W\d_])|(\s*$))"
 
     def read(match: re.Match[str]) -> str:
-        cue = match.group(1)
-        return f"{cue} {c.words.inflected_ordinal(int(match.group(2)), cue)}"
+        cue, end = match.group(1), match.group(3)
+        spoken = f"{cue} {c.words.inflected_ordinal(int(match.group(2)), cue)}"
+        return spoken if end is None else f"{spoken}.{end}"  # "Montag, den 3.": ends too
 
     return c.compile(pattern, read)
 

@@ -19,8 +19,7 @@ _WORD_BEFORE = re.compile(r"([^\W\d_]+)\.?[ \u00a0]+$")
 _WORD_AFTER = re.compile(r"[ \u00a0]+([^\W\d_]+)")
 _NAME_BEFORE = re.compile(r"(?:^|(\S)\s*)\b([^\W\d_]+)[ \u00a0]+$")
 
-RULERS = frozenset(
-    """
+_RULER_NAMES = """
     Henry Henri Heinrich Enrique Enrico Henrique Hendrik Charles Karl Carl Carlos Carlo Karel
     Louis Ludwig Luis Luigi Luís Lodewijk William Willem Wilhelm Guillermo Guglielmo Guilherme
     Guillaume George Georg Jorge Giorgio Edward Eduard Edoardo Eduardo James Jakob Jacques Jaime
@@ -34,8 +33,8 @@ RULERS = frozenset(
     Ferdinando Richard Ricardo Riccardo Otto Rainier Albert Alberto Harald Olav Gustav Christian
     Margrethe Sebastião Sancho Constantine Konstantin Nicholas Nikolaus Nicolás Nicola Ivan
     Catherine Katharina Caterina Catarina Anne Anna Ana Elizabeth Wilhelmina Juliana Beatrix
-    """.split()
-)
+"""
+RULERS = frozenset(_RULER_NAMES.split())
 """Names of rulers and popes after which even "I", "V" or "X" is a numeral ("Elizabeth I")."""
 
 
@@ -72,8 +71,11 @@ def roman(c: Context) -> Pass | None:
             return place(match, spoken) + _kept_dot(dot, match)
         if word.lower() in words.cardinal_cues:
             return place(match, c.words.cardinal(value)) + _kept_dot(dot, match)
-        if suffix or not _is_ruler(match, word, numeral):
+        first = value == 1 and suffix in c.language.first_ordinals  # "François Ier"
+        if (suffix and not first) or not _is_ruler(match, word, numeral):
             return match.group()
+        if first:
+            return place(match, c.language.first_ordinals[suffix])
         return place(match, _regnal(c, words, value, match)) + _kept_dot(dot, match)
 
     return c.compile(pattern, read)

@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001, RUF002  (the multiplication sign is the point)
 """Scales, dimensions and multipliers: "2.3M", "3,5 Mio. €", "R$ 3 bi", "4 x 5 m", "5×".
 
 "8K" (a capital K glued to the number, no currency) is a screen resolution, not eight thousand;
@@ -13,7 +14,6 @@ from .tables import Magnitude
 from .words import Number
 
 _THOUSAND = 3
-_VOWELS = "aeiouhéèêàâîôûAEIOUÉ"
 
 
 def magnitude(c: Context) -> Pass | None:
@@ -29,7 +29,7 @@ def magnitude(c: Context) -> Pass | None:
         rf"({SPACE})({alternation(scales)})(?![^\W\d_])"
         rf"(?:{SPACE}({currencies})(?![\w]))?"
     )
-    glued_next = re.compile(r"[ \u00a0]?(?:de |d'|d’|di )")  # noqa: RUF001
+    glued_next = re.compile(r"[ \u00a0]?(?:de |d'|d’|di )")
 
     def read(match: re.Match[str]) -> str:
         before_currency, amount, space, written, after_currency = match.groups()
@@ -61,12 +61,8 @@ def magnitude(c: Context) -> Pass | None:
 
 
 def _of(of: str, noun: str) -> str:
-    """ "de euros" -> "d'euros" in French; "di euro"; nothing where the language joins none."""
-    if not of:
-        return noun
-    if of == "de" and noun[:1] in _VOWELS and noun.startswith(("e", "é", "a", "o", "u", "i")):
-        return f"d'{noun}"
-    return f"{of} {noun}"
+    """ "de euros", "di euro"; nothing where the language joins none ("Millionen Euro")."""
+    return f"{of} {noun}" if of else noun
 
 
 def dimension(c: Context) -> Pass | None:
@@ -78,7 +74,7 @@ def dimension(c: Context) -> Pass | None:
     if not lang.by_word:
         return None
     side = rf"({c.num})"
-    sign = r"[ \u00a0]?[x×][ \u00a0]?"  # noqa: RUF001
+    sign = r"[ \u00a0]?[x×][ \u00a0]?"
     units = alternation(c.units)
     pattern = (
         rf"(?=[0-9])(?<![\w.,])(?!0x){side}{sign}{side}(?:{sign}{side})?"
@@ -104,12 +100,12 @@ def dimension(c: Context) -> Pass | None:
 
 
 def multiplier(c: Context) -> Pass | None:
-    """ "5×", "3x täglich", "zoom 10x": "five times", "dreimal", "tres veces"."""  # noqa: RUF002
+    """ "5×", "3x täglich", "zoom 10x": "five times", "dreimal", "tres veces"."""
     lang = c.language
     noun = lang.multiplier
     if noun is None:
         return None
-    pattern = r"(?=[0-9])(?<![\w.,])([0-9]{1,4})[ \u00a0]?[x×](?![\w])"  # noqa: RUF001
+    pattern = r"(?=[0-9])(?<![\w.,])([0-9]{1,4})[ \u00a0]?[x×](?![\w])"
 
     def read(match: re.Match[str]) -> str:
         number = Number("", int(match.group(1)))

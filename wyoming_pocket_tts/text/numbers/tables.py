@@ -47,6 +47,8 @@ class Abbreviation:
     before_name: bool = False
     after_name: bool = False
     can_end: bool = False
+    compound: bool = False
+    """Also the end of a longer word: German "Hauptstr." -> "Hauptstraße"."""
 
 
 @dataclass(frozen=True)
@@ -278,7 +280,7 @@ class Language:
     by_word: str = ""
     """Said between dimensions: "4 x 5 m" -> "four by five meters"."""
     multiplier: Noun | None = None
-    """ "5×", "3x": "five times", "tres veces" (the number agrees with it)."""
+    """ "5×", "3x": "five times", "tres veces" (the number agrees with it)."""  # noqa: RUF001
     multiplier_glued: bool = False
     """German "dreimal": the number and the word are one."""
     roman: RomanWords | None = None
