@@ -186,6 +186,12 @@ DECISIONS: dict[str, list[Reading]] = {
     "addresses": [
         (
             "en",
+            "The drive took 1 h 30 min, or 4h 20m, to apt 4B.",
+            ("one hour and thirty minutes", "four hours and twenty minutes", "apartment four B"),
+            ("H", "M"),
+        ),
+        (
+            "en",
             "2140 people live near 2140 Oak St. Then 1600 Elm Avenue and 2005 Main Street.",
             (
                 "two thousand one hundred and forty people",

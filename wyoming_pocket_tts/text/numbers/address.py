@@ -80,6 +80,9 @@ def house_number(c: Context) -> Pass | None:
             return match.group()  # "le 2e étage": an ordinal
         if not match.group(2) and not near_address(match):
             return match.group()
+        written = match.group(4) or ""
+        if written.islower() and written in c.units:
+            return match.group()  # "The drive took 1 h 30 min": hours, not house 1 H
         letter = (match.group(3) or match.group(4)).upper()
         return place(match, f"{c.words.cardinal(int(match.group(1)))} {letter}")
 
