@@ -173,6 +173,31 @@ DECISIONS: dict[str, list[Reading]] = {
         ),
         ("de", "Geöffnet 9:00–17:30 Uhr.", ("neun Uhr bis siebzehn Uhr dreißig",), ("–",)),
     ],
+    "results": [
+        (
+            "en",
+            "Scored at 45+3 and 90′+2; it took 2h15, the train leaves 14:30.",
+            (
+                "forty-five plus three",
+                "ninety minutes plus two",
+                "two hours and fifteen minutes",
+                "two thirty PM",
+            ),
+            ("+",),
+        ),
+        (
+            "fr",
+            "But à la 45+3, le train part à 2h15.",
+            ("quarante-cinq plus trois", "deux heures quinze"),
+            ("minutes",),
+        ),
+        (
+            "es",
+            "Gol en el 45+3, tren a las 2h15.",
+            ("cuarenta y cinco más tres", "dos y quince"),
+            ("minutos",),
+        ),
+    ],
     "decades": [
         (
             "de",
@@ -234,8 +259,14 @@ DECISIONS: dict[str, list[Reading]] = {
         ),
         (
             "es",
-            "Añade 3 ½ tazas y 2 ½ h de horno.",
-            ("tres tazas y media", "dos horas y media"),
+            "Añade 3 ½ tazas, 1 ½ tazas y 2 ½ h de horno.",
+            ("tres tazas y media", "una taza y media", "dos horas y media"),
+            (),
+        ),
+        (
+            "it",
+            "Aggiungi 1 ½ cucchiai e 1 ½ tazze.",
+            ("un cucchiaio e mezzo", "una tazza e mezza"),
             (),
         ),
         ("it", "Sale q.b. e 3 ½ cucchiai di latte.", ("quanto basta", "tre cucchiai e mezzo"), ()),

@@ -90,10 +90,11 @@ def twelve_hour(c: Context) -> Pass:
 
 def duration(c: Context) -> Pass:
     """ "1 h 30 min", "2h15min", "4h 20m": hours and minutes of a duration, each with its unit
-    ("m" is minutes only after hours; alone it is metres)."""
+    ("m" is minutes only after hours; alone it is metres). "2h15" too, where it is no time."""
     hours, minutes = c.units.get("h"), c.units.get("min")
+    glued = "" if c.language.hour_letter else r"|([0-9])h([0-5][0-9])"  # "2h15", not "14h30"
     pattern = (
-        r"(?=[0-9])(?<![0-9.,:/])([0-9]{1,3}) ?h ?([0-5]?[0-9]) ?m(?:in)?(?![\w])"
+        rf"(?=[0-9])(?<![0-9.,:/])(?:([0-9]{{1,3}}) ?h ?([0-5]?[0-9]) ?m(?:in)?{glued})(?![\w])"
         if hours and minutes
         else r"(?!)"
     )
@@ -101,8 +102,9 @@ def duration(c: Context) -> Pass:
     def read(match: re.Match[str]) -> str:
         assert hours is not None and minutes is not None
         words, case = c.words, c.case(match)
-        spoken_hours = words.counted(words.parse(match.group(1)), hours, case)
-        spoken_minutes = words.counted(words.parse(match.group(2)), minutes, case)
+        hour, minute = (match.group(1), match.group(2)) if match.group(1) else match.group(3, 4)
+        spoken_hours = words.counted(words.parse(hour), hours, case)
+        spoken_minutes = words.counted(words.parse(minute), minutes, case)
         return place(match, f"{spoken_hours} {c.language.and_word} {spoken_minutes}")
 
     return c.compile(pattern, read)

@@ -181,7 +181,15 @@ LANGUAGE = Language(
                 "m",
             ),
         },
-        singular=(("che", "ca"), ("ghe", "ga"), ("ie", "ia"), ("e", "a"), ("i", "o"), ("i", "e")),
+        singular=(
+            ("che", "ca"),
+            ("ghe", "ga"),
+            ("ie", "ia"),
+            ("ai", "aio"),
+            ("e", "a"),
+            ("i", "o"),
+            ("i", "e"),
+        ),
         before_noun=frozenset(
             _words(
                 "nuovo nuova nuovi nuove grande grandi piccolo piccola piccoli piccole solo sola "

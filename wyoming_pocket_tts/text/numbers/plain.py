@@ -91,6 +91,12 @@ def unsaid_sign_after(c: Context) -> Pass | None:
     return c.compile(pattern, read)
 
 
+def plus_between(c: Context) -> Pass:
+    """ "45+3" (stoppage time), "45′+2": a plus between numbers is said."""  # noqa: RUF002
+    pattern = r"(?=\+)(?:(?<=[0-9])|(?<=[0-9]['′]))\+(?=[0-9])"  # noqa: RUF001
+    return c.compile(pattern, lambda _: f" {c.language.plus} ")
+
+
 def _is_score(c: Context, match: re.Match[str]) -> bool:
     """A score word before the numbers, or just after them ("een 3-1 overwinning")."""
     cues = c.language.score_cues

@@ -36,6 +36,7 @@ PASSES: tuple[Callable[[Context], Pass | None], ...] = (
     dates.day_month_dots,
     dates.day_month,
     dates.month_day,
+    plain.plus_between,  # "45+3", before "45′" is read as minutes  # noqa: RUF003
     clock.special_after,  # "a las 12:00" -> "al mediodía", not "a las mediodía"
     clock.twelve_hour_range,  # "11 PM-7 AM" before each end is read alone
     clock.twelve_hour,
