@@ -5,9 +5,11 @@ from __future__ import annotations
 import re
 
 from .context import SPACE, Context, Pass, after, alternation, before, place
+from .roman import QUEENS
 from .tables import Abbreviation
 
 _NAME_NEXT = re.compile(r"\s+(?=[A-ZÀ-ÖØ-Þ])")
+_NAME_WORD = re.compile(r"\s+([^\W\d_]+)")
 _NAME_BEFORE = re.compile(r"[\w,][ \u00a0]+[A-ZÀ-ÖØ-Þ][\w'’-]*[ \u00a0]+$")  # noqa: RUF001
 """A capitalised word that does not start the text before it: "42 Elm St", not "Visit St."."""
 
@@ -39,6 +41,9 @@ def abbreviation(c: Context) -> Pass | None:
         if entry is None:
             return match.group()
         spoken = entry.spoken
+        name = _NAME_WORD.match(rest)
+        if entry.feminine and name and _feminine(c, name.group(1)):
+            spoken = entry.feminine
         if match.group(1) and match.group()[0].isupper():
             spoken = spoken[0].upper() + spoken[1:]
         ends_sentence = not rest.strip() or _NAME_NEXT.match(rest.replace("\n", " ")) is not None
@@ -47,6 +52,10 @@ def abbreviation(c: Context) -> Pass | None:
         return spoken
 
     return c.compile(pattern, read)
+
+
+def _feminine(c: Context, name: str) -> bool:
+    return name in QUEENS or c.agreement.noun_gender(name) == "f"
 
 
 def number_sign(c: Context) -> Pass:

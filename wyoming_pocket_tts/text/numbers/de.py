@@ -354,6 +354,7 @@ LANGUAGE = Language(
         regnal="der {number}",
         capital=True,
         regnal_cases={"dat": "dem {number}n", "acc": "den {number}n"},
+        regnal_feminine="die {number}",
         century_words=frozenset(["jahrhundert", "jh", "jahrhunderts"]),
         cardinal_cues=frozenset(_words("teil kapitel band akt phase stufe typ klasse staffel")),
     ),

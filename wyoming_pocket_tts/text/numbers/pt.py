@@ -250,6 +250,7 @@ LANGUAGE = Language(
     room_words=frozenset(_words("sala gabinete quarto porta piso edifício")),
     abbreviations=(
         A("q.b.", "quanto baste"),
+        A("D.", "Dom", before_name=True, feminine="Dona"),
         A("R.", "Rua", before_name=True),
         A("Pç.", "Praça"),
         A("Trav.", "Travessa"),

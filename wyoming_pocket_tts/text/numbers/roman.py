@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from .context import Context, Pass, after, before, place
+from .spelling import apply_fixes, compile_fixes
 from .tables import RomanWords
 
 _VALUES = {"I": 1, "V": 5, "X": 10}
@@ -32,9 +33,12 @@ _RULER_NAMES = """
     Napoleon Napoléon Napoleone Alfonso Afonso Manuel Umberto Emanuele Fernando Ferdinand
     Ferdinando Richard Ricardo Riccardo Otto Rainier Albert Alberto Harald Olav Gustav Christian
     Margrethe Sebastião Sancho Constantine Konstantin Nicholas Nikolaus Nicolás Nicola Ivan
-    Catherine Katharina Caterina Catarina Anne Anna Ana Elizabeth Wilhelmina Juliana Beatrix
 """
-RULERS = frozenset(_RULER_NAMES.split())
+QUEENS = frozenset(
+    ["Elizabeth", "Elisabeth", "Élisabeth", "Isabel", "Isabella", "Elisabetta", "Mary", "Maria", "Marie", "Victoria", "Catherine", "Katharina", "Caterina", "Catarina", "Anne", "Anna", "Ana", "Wilhelmina", "Juliana", "Beatrix", "Beatriz", "Margrethe", "Leonor", "Amélia", "Christina", "Kristina", "Johanna", "Juana", "Giovanna", "Joana"]
+)
+"""Queens' names: the numeral after them is feminine ("Isabel segunda", "Elisabeth die Zweite")."""
+RULERS = frozenset(_RULER_NAMES.split()) | QUEENS
 """Names of rulers and popes after which even "I", "V" or "X" is a numeral ("Elizabeth I")."""
 
 
@@ -54,7 +58,7 @@ def roman(c: Context) -> Pass | None:
     words = c.language.roman
     if words is None:
         return None
-    suffixes = "ème|ᵉʳ|ᵉ|er|e|º|°" if c.language.code in ("fr", "it", "es", "pt") else "(?!)"
+    suffixes = "ème|ᵉʳ|ʳᵉ|ᵉ|er|re|e|º|°" if c.language.code in ("fr", "it", "es", "pt") else "(?!)"
     pattern = rf"(?=[IVX])(?<![\w.'’-])([IVX]{{1,7}})(?:({suffixes})|(\.))?(?![\w'’-])"  # noqa: RUF001
 
     def read(match: re.Match[str]) -> str:
@@ -96,11 +100,17 @@ def _number(c: Context, value: int, ordinal_up_to: int) -> str:
 
 def _regnal(c: Context, words: RomanWords, value: int, match: re.Match[str]) -> str:
     number = _number(c, value, words.ordinal_up_to)
+    previous = _WORD_BEFORE.search(before(match))
+    queen = previous is not None and previous.group(1) in QUEENS
+    if queen and value <= words.ordinal_up_to:
+        number = apply_fixes(number, compile_fixes(c.language.feminine_ordinal))
     if words.capital:
         number = number[0].upper() + number[1:]
     name_start = _NAME_BEFORE.search(before(match))
     before_name = before(match)[: name_start.start(2)] if name_start else ""
     case = c.agreement.case(before_name).lstrip(".")
+    if queen:
+        return (words.regnal_feminine or words.regnal).format(number=number)
     return words.regnal_cases.get(case, words.regnal).format(number=number)
 
 

@@ -49,6 +49,9 @@ class Abbreviation:
     can_end: bool = False
     compound: bool = False
     """Also the end of a longer word: German "Hauptstr." -> "Hauptstraße"."""
+    feminine: str = ""
+    """Said instead before a name the language's endings call feminine: Portuguese "D. Maria"
+    -> "Dona", "D. Pedro" -> "Dom"."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,8 @@ class RomanWords:
     ordinal_up_to: int = 1000
     capital: bool = False
     regnal_cases: dict[str, str] = field(default_factory=dict)
+    regnal_feminine: str = ""
+    """After a queen's name, where it differs: German "die {number}"."""
     century_words: frozenset[str] = frozenset()
     century_ordinal_up_to: int = 1000
     cardinal_cues: frozenset[str] = frozenset()
