@@ -34,9 +34,12 @@ _RULER_NAMES = """
     Ferdinando Richard Ricardo Riccardo Otto Rainier Albert Alberto Harald Olav Gustav Christian
     Margrethe Sebastião Sancho Constantine Konstantin Nicholas Nikolaus Nicolás Nicola Ivan
 """
-QUEENS = frozenset(
-    ["Elizabeth", "Elisabeth", "Élisabeth", "Isabel", "Isabella", "Elisabetta", "Mary", "Maria", "Marie", "Victoria", "Catherine", "Katharina", "Caterina", "Catarina", "Anne", "Anna", "Ana", "Wilhelmina", "Juliana", "Beatrix", "Beatriz", "Margrethe", "Leonor", "Amélia", "Christina", "Kristina", "Johanna", "Juana", "Giovanna", "Joana"]
-)
+_QUEEN_NAMES = """
+    Elizabeth Elisabeth Élisabeth Isabel Isabella Elisabetta Mary Maria Marie Victoria Catherine
+    Katharina Caterina Catarina Anne Anna Ana Wilhelmina Juliana Beatrix Beatriz Margrethe
+    Leonor Amélia Christina Kristina Johanna Juana Giovanna Joana
+"""
+QUEENS = frozenset(_QUEEN_NAMES.split())
 """Queens' names: the numeral after them is feminine ("Isabel segunda", "Elisabeth die Zweite")."""
 RULERS = frozenset(_RULER_NAMES.split()) | QUEENS
 """Names of rulers and popes after which even "I", "V" or "X" is a numeral ("Elizabeth I")."""
