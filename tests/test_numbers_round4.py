@@ -20,6 +20,18 @@ DECISIONS: dict[str, list[Reading]] = {
     "roman": [
         (
             "en",
+            "In 1969 Apollo XI flew, later Mark II; Rocky II is a film.",
+            ("Apollo eleven", "Mark two", "Rocky two"),
+            ("the Eleventh", "the Second"),
+        ),
+        (
+            "de",
+            "Nach Weltkrieg II. kam Ludwig XIV. nicht.",
+            ("Weltkrieg zwei kam", "Ludwig der Vierzehnte nicht"),
+            (),
+        ),
+        (
+            "en",
             "Then I left, and Elizabeth I stayed.",
             ("Then I left", "Elizabeth the First"),
             ("Then the",),
@@ -147,6 +159,12 @@ DECISIONS: dict[str, list[Reading]] = {
         ),
     ],
     "dimensions": [
+        (
+            "en",
+            "Buy 2 x 4 lumber for 24x7 use.",
+            ("two by four lumber", "twenty-four seven use"),
+            ("times",),
+        ),
         (
             "en",
             "The 4x4 has 10x zoom; 3 × 4 is 12; press X to exit.",

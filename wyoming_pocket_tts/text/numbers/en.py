@@ -311,6 +311,7 @@ LANGUAGE = Language(
     house_pairs=True,
     product_names={
         "Xbox 360": "Xbox three sixty",
+        "24x7": "twenty-four seven",
         "Porsche 911": "Porsche nine eleven",
         "Boeing 747": "Boeing seven forty-seven",
         "Boeing 737": "Boeing seven three seven",

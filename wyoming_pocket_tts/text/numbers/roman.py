@@ -1,9 +1,10 @@
 """Roman numerals of rulers, popes and centuries: "Henry VIII", "Karl V.", "XVIIIe siècle".
 
-A numeral is read only where its context says it is one: after a ruler's name, after a
-capitalised word for numerals of two or more letters ("Pius XII", "Vittorio Emanuele II"),
-after a word that counts parts ("World War II", "Teil III") as a cardinal, or next to the word
-for century. "I" and "V" after any other word stay a word or a letter ("Then I left", "Typ V").
+A numeral is read only where its context says it is one: after a ruler's or pope's name as the
+language says regnal numbers ("Pius XII", "Karl V.", "Carlos III"), next to the word for
+century, and as a cardinal after a word that counts parts ("World War II", "Teil III") or,
+two letters or more, after another capitalised word in mid-sentence ("Apollo XI", "Mark II").
+"I" and "V" after any other word stay a word or a letter ("Then I left", "Typ V").
 """
 
 from __future__ import annotations
@@ -76,10 +77,13 @@ def roman(c: Context) -> Pass | None:
         if word.lower() in words.century_words or next_word in words.century_words:
             spoken = _number(c, value, words.century_ordinal_up_to)
             return place(match, spoken) + _kept_dot(dot, match)
-        if word.lower() in words.cardinal_cues:
+        cardinal = word.lower() in words.cardinal_cues or (
+            word not in RULERS and not suffix and _is_name(match, word, numeral)
+        )
+        if cardinal:  # "World War II", "Apollo XI", "Rocky II"
             return place(match, c.words.cardinal(value)) + _kept_dot(dot, match)
         first = value == 1 and suffix in c.language.first_ordinals  # "François Ier"
-        if (suffix and not first) or not _is_ruler(match, word, numeral):
+        if word not in RULERS or (suffix and not first):
             return match.group()
         if first:
             return place(match, c.language.first_ordinals[suffix])
@@ -88,10 +92,8 @@ def roman(c: Context) -> Pass | None:
     return c.compile(pattern, read)
 
 
-def _is_ruler(match: re.Match[str], word: str, numeral: str) -> bool:
-    """After a ruler's name; a numeral of two or more letters also after another name."""
-    if word in RULERS:
-        return True
+def _is_name(match: re.Match[str], word: str, numeral: str) -> bool:
+    """A numeral of two or more letters after a capitalised word in mid-sentence."""
     found = _NAME_BEFORE.search(before(match))
     mid_sentence = found is not None and found.group(1) not in (None, ".", "!", "?")
     return len(numeral) > 1 and word[:1].isupper() and mid_sentence

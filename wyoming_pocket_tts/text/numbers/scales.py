@@ -1,4 +1,4 @@
-# ruff: noqa: RUF001, RUF002  (the multiplication sign is the point)
+# ruff: noqa: RUF001, RUF002, RUF003  (the multiplication sign is the point)
 """Scales, dimensions and multipliers: "2.3M", "3,5 Mio. €", "R$ 3 bi", "4 x 5 m", "5×".
 
 "8K" (a capital K glued to the number, no currency) is a screen resolution, not eight thousand;
@@ -69,7 +69,7 @@ def dimension(c: Context) -> Pass | None:
     """ "4 x 5 m", "2 × 3 × 4 cm", "4x4": sides said with "by" (German "mal", French "sur").
 
     With a unit after, any "x" or "×" between numbers is a dimension; without, only a lower-case
-    "x" glued between two numbers ("4x4"); "5 × 3" alone stays a product."""
+    "x" ("4x4", "2 x 4 lumber"); "5 × 3" alone stays a product."""
     lang = c.language
     if not lang.by_word:
         return None
@@ -84,8 +84,8 @@ def dimension(c: Context) -> Pass | None:
     def read(match: re.Match[str]) -> str:
         first, second, third, _, unit = match.groups()
         written = match.group()
-        if not unit and not re.fullmatch(r"[0-9]+x[0-9]+", written):
-            return written
+        if not unit and "×" in written:
+            return written  # "5 × 3": a product
         sides = [side for side in (first, second, third) if side]
         words = c.words
         said = [words.number_words(words.parse(side)) for side in sides[:-1]]
