@@ -112,6 +112,13 @@ DECISIONS: dict[str, list[Reading]] = {
     "scales": [
         (
             "en",
+            "A 4k video got 4k views.",
+            ("four K video", "four thousand views"),
+            ("four thousand video",),
+        ),
+        ("de", "Ein 4k-Fernseher und 4k Aufrufe.", ("vier K-Fernseher", "viertausend Aufrufe"), ()),
+        (
+            "en",
             "The 10K run had 8k runners; size M sold out.",
             ("ten K run", "eight thousand runners", "size M"),
             ("ten thousand run", "million"),

@@ -9,11 +9,19 @@ from __future__ import annotations
 
 import re
 
-from .context import SPACE, Context, Pass, alternation, place
+from .context import SPACE, Context, Pass, after, alternation, place
 from .tables import Magnitude
 from .words import Number
 
 _THOUSAND = 3
+_SCREEN_WORDS = """
+    tv video videos screen display monitor resolution camera fernseher auflösung bildschirm
+    kamera télé téléviseur vidéo écran résolution caméra televisor pantalla vídeo resolución
+    cámara televisore schermo risoluzione fotocamera televisão ecrã tela resolução câmara
+    câmera televisie scherm beeldscherm resolutie
+"""
+SCREENS = frozenset(_SCREEN_WORDS.split())
+"""Words after which a glued "4k" is a resolution too, as "4K" always is (lower case)."""
 
 
 def magnitude(c: Context) -> Pass | None:
@@ -35,7 +43,8 @@ def magnitude(c: Context) -> Pass | None:
         before_currency, amount, space, written, after_currency = match.groups()
         scale = scales[written]
         currency_code = before_currency or after_currency
-        if written == "K" and not currency_code:
+        resolution = written == "k" and not space and _screen_next(match)
+        if (written == "K" or resolution) and not currency_code:
             return place(match, f"{c.words.cardinal(int(amount))} K" if amount.isdigit() else "")
         if written == "K":
             scale = lang.magnitudes["k"]
@@ -58,6 +67,12 @@ def magnitude(c: Context) -> Pass | None:
         return place(match, spoken)
 
     return c.compile(pattern, read)
+
+
+def _screen_next(match: re.Match[str]) -> bool:
+    """ "4k video", "8k-Fernseher": a screen word follows."""
+    found = re.match(r"[ \u00a0-]?([^\W\d_]+)", after(match))
+    return found is not None and found.group(1).lower() in SCREENS
 
 
 def _of(of: str, noun: str) -> str:
