@@ -103,9 +103,15 @@ DECISIONS: dict[str, list[Reading]] = {
         ("it", "Elisabetta II e Carlo III.", ("Elisabetta seconda", "Carlo terzo"), ()),
         (
             "pt",
-            "D. Maria I, D. Isabel e D. Pedro II.",
-            ("Dona Maria primeira", "Dona Isabel", "Dom Pedro segundo"),
-            ("Dom Maria",),
+            "D. Maria I, D. Isabel, D. Amélia, D. Sebastião e D. Pedro II.",
+            (
+                "Dona Maria primeira",
+                "Dona Isabel",
+                "Dona Amélia",
+                "Dom Sebastião",
+                "Dom Pedro segundo",
+            ),
+            ("Dom Maria", "Dona Sebastião"),
         ),
         ("nl", "Beatrix I en Willem II.", ("Beatrix de Eerste", "Willem de Tweede"), ()),
     ],
@@ -168,10 +174,11 @@ DECISIONS: dict[str, list[Reading]] = {
     "dimensions": [
         (
             "en",
-            "Buy 2 x 4 lumber for 24x7 use.",
-            ("two by four lumber", "twenty-four seven use"),
-            ("times",),
+            "Buy 2x4 lumber for 24x7 use; 3 x 2 = 6.",
+            ("two by four lumber", "twenty-four seven use", "three times two"),
+            ("two times four",),
         ),
+        ("fr", "3 x 2 = 6 et un 4x4.", ("trois fois deux", "quatre sur quatre"), ("trois sur",)),
         (
             "en",
             "The 4x4 has 10x zoom; 3 × 4 is 12; press X to exit.",

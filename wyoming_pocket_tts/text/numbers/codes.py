@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from .context import SPACE, Context, Pass, after, alternation, before, place
-from .roman import QUEENS
+from .roman import QUEENS, RULERS
 from .tables import Abbreviation
 
 _NAME_NEXT = re.compile(r"\s+(?=[A-ZÀ-ÖØ-Þ])")
@@ -55,7 +55,9 @@ def abbreviation(c: Context) -> Pass | None:
 
 
 def _feminine(c: Context, name: str) -> bool:
-    return name in QUEENS or c.agreement.noun_gender(name) == "f"
+    """A queen's name, or another name the language's endings call feminine ("D. Amélia"); a
+    king's name is masculine whatever its ending ("D. Sebastião")."""
+    return name in QUEENS or (name not in RULERS and c.agreement.noun_gender(name) == "f")
 
 
 def number_sign(c: Context) -> Pass:

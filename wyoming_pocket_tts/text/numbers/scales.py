@@ -84,7 +84,7 @@ def dimension(c: Context) -> Pass | None:
     """ "4 x 5 m", "2 × 3 × 4 cm", "4x4": sides said with "by" (German "mal", French "sur").
 
     With a unit after, any "x" or "×" between numbers is a dimension; without, only a lower-case
-    "x" ("4x4", "2 x 4 lumber"); "5 × 3" alone stays a product."""
+    "x" glued between two numbers ("4x4", "2x4 lumber"); "5 × 3", "3 x 2 = 6" stay products."""
     lang = c.language
     if not lang.by_word:
         return None
@@ -99,8 +99,8 @@ def dimension(c: Context) -> Pass | None:
     def read(match: re.Match[str]) -> str:
         first, second, third, _, unit = match.groups()
         written = match.group()
-        if not unit and "×" in written:
-            return written  # "5 × 3": a product
+        if not unit and not re.fullmatch(r"[0-9]+x[0-9]+", written):
+            return written  # "5 × 3", "3 x 2 = 6": a product
         sides = [side for side in (first, second, third) if side]
         words = c.words
         said = [words.number_words(words.parse(side)) for side in sides[:-1]]
