@@ -68,8 +68,8 @@ DECISIONS: dict[str, list[Reading]] = {
         ),
         (
             "it",
-            "La lettera V e Papa Giovanni XXIII.",
-            ("lettera V", "Giovanni ventitreesimo"),
+            "La lettera V, Papa Giovanni XXIII, nel XIX e XX secolo.",
+            ("lettera V", "Giovanni ventitreesimo", "diciannovesimo e ventesimo secolo"),
             ("XXIII",),
         ),
         (
@@ -243,8 +243,8 @@ DECISIONS: dict[str, list[Reading]] = {
         ),
         (
             "fr",
-            "But à la 45+3, le train part à 2h15.",
-            ("quarante-cinq plus trois", "deux heures quinze"),
+            "But à la 45+3 et à la 90e+4, le train part à 2h15.",
+            ("quarante-cinq plus trois", "quatre-vingt-dixième plus quatre", "deux heures quinze"),
             ("minutes",),
         ),
         (

@@ -92,8 +92,8 @@ def unsaid_sign_after(c: Context) -> Pass | None:
 
 
 def plus_between(c: Context) -> Pass:
-    """ "45+3" (stoppage time), "45′+2": a plus between numbers is said."""  # noqa: RUF002
-    pattern = r"(?=\+)(?:(?<=[0-9])|(?<=[0-9]['′]))\+(?=[0-9])"  # noqa: RUF001
+    """ "45+3" (stoppage time), "45′+2", French "45e+3": a plus between numbers is said."""  # noqa: RUF002
+    pattern = r"(?=\+)(?:(?<=[0-9])|(?<=[0-9]['′e]))\+(?=[0-9])"  # noqa: RUF001
     return c.compile(pattern, lambda _: f" {c.language.plus} ")
 
 

@@ -19,6 +19,8 @@ _VALUES = {"I": 1, "V": 5, "X": 10}
 _CANONICAL = re.compile(r"X{0,3}(?:IX|IV|V?I{0,3})")
 _WORD_BEFORE = re.compile(r"([^\W\d_]+)\.?[ \u00a0]+$")
 _WORD_AFTER = re.compile(r"[ \u00a0]+([^\W\d_]+)")
+_CENTURY_LATER = re.compile(r"[ \u00a0]+\w{1,3}[ \u00a0]+[IVX]+(?:ème|e|º)?[ \u00a0]+([^\W\d_]+)")
+"""A second numeral before the century word: "XIX e XX secolo", "XVIIe et XVIIIe siècles"."""
 _NAME_BEFORE = re.compile(r"(?:^|(\S)\s*)\b([^\W\d_]+)[ \u00a0]+$")
 
 _RULER_NAMES = """
@@ -74,7 +76,13 @@ def roman(c: Context) -> Pass | None:
         word = previous.group(1) if previous else ""
         following = _WORD_AFTER.match(after(match))
         next_word = following.group(1).lower() if following else ""
-        if word.lower() in words.century_words or next_word in words.century_words:
+        later = _CENTURY_LATER.match(after(match))
+        century = words.century_words
+        if (
+            word.lower() in century
+            or next_word in century
+            or (later is not None and later.group(1).lower() in century)
+        ):
             spoken = _number(c, value, words.century_ordinal_up_to)
             return place(match, spoken) + _kept_dot(dot, match)
         cardinal = word.lower() in words.cardinal_cues or (
