@@ -1,7 +1,8 @@
 """What every reading pass shares: one language's words, lookup tables and pattern pieces.
 
 A pass is a compiled pattern and the handler that replaces its matches. Topic modules (`dates`,
-`clock`, `amounts`, `codes`, `plain`) build passes from a `Context`; `reader` runs them in order.
+`clock`, `amounts`, `scales`, `codes`, `address`, `roman`, `plain`) build passes from a
+`Context`; `reader` runs them in order.
 """
 
 from __future__ import annotations
