@@ -421,6 +421,11 @@ def _streamed(text: str, language: str) -> list[str]:
             ["Geöffnet Montag bis Freitag von neun bis siebzehn Uhr.", "Sa. Ruhetag."],
         ),
         (
+            "de",
+            "Geöffnet Mo.–Fr. Samstag zu. Fr. Müller kommt Mo. bis Fr.",
+            ["Geöffnet Montag bis Freitag Samstag zu.", "Frau Müller kommt Montag bis Freitag."],
+        ),
+        (
             "en",
             "Drive to 2140 Oak St. Then rest.",
             ["Drive to twenty-one forty Oak Street. Then rest."],

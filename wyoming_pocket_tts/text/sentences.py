@@ -153,7 +153,7 @@ def _dot_patterns(language: str) -> tuple[re.Pattern[str], ...]:
         patterns.append(rf"(?<=[^\W\d_])(?:{glued})(?!\w)")
     if tables.weekdays:  # "Mo. bis Fr.", "Di., 3. März", "Sa. 14 Uhr"
         days = "|".join(re.escape(day) for day in tables.weekdays)
-        joiners = f"{re.escape(tables.range_word)}|{re.escape(tables.and_word)}"
+        joiners = re.escape(tables.range_word)
         patterns.append(
             rf"(?<![\w.])(?:{days})\.(?=\s*(?:[,0-9/\-–—]|(?:{joiners})\s+(?:{days})\b))"  # noqa: RUF001
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .context import SPACE, Context, Pass, after, alternation, before, place
+from .context import DASHES, SPACE, Context, Pass, after, alternation, before, place
 from .roman import QUEENS, RULERS
 from .tables import Abbreviation
 
@@ -26,8 +26,19 @@ def abbreviation(c: Context) -> Pass | None:
     ending = rf"|(?<=[^\W\d_])({alternation(endings)})" if endings else r"|(?!)()"
     pattern = rf"(?=[{first}])(?:(?<![^\W\d_.])({alternation(entries)}){ending})(?!\w)"
 
+    days = c.language.weekdays
+    joined_day = re.compile(  # "Mo.-Fr. Samstag zu": this "Fr." ends a range of weekdays
+        rf"\b(?:{alternation(days)})\.?[ \u00a0]*(?:[{DASHES}/]|"
+        rf"{re.escape(c.language.range_word)})[ \u00a0]*$"
+        if days
+        else r"(?!)"
+    )
+
     def holds(entry: Abbreviation, match: re.Match[str], rest: str) -> bool:
         if entry.before_digit and not re.match(r"[ \u00a0]?[0-9]", rest):
+            return False
+        weekday = entry.before_name and entry.written.rstrip(".") in days
+        if weekday and joined_day.search(before(match)):
             return False
         if entry.before_name and not _NAME_NEXT.match(rest):
             return False

@@ -28,7 +28,7 @@ def weekday(c: Context) -> Pass | None:
     if not days:
         return None
     names = alternation(days)
-    joiners = alternation([c.language.range_word, c.language.and_word])
+    joiners = re.escape(c.language.range_word)  # "Mo. bis Fr."; "Mo und Fr. Meier" is a name
     firsts = "".join(sorted({day[0] for day in days}))
     pattern = (
         rf"(?=[{firsts}])\b({names})\.?(?![^\W\d_])"
@@ -49,6 +49,8 @@ def weekday(c: Context) -> Pass | None:
         if last:
             joiner = word or (c.language.and_word if sign == "/" else c.language.range_word)
             spoken += f" {joiner} {days[last]}"
+        if written.endswith(".") and match.end() == len(match.string):
+            spoken += "."  # "kommt Mo. bis Fr.": the full stop also ends the sentence
         return place(match, spoken)
 
     return c.compile(pattern, read)
