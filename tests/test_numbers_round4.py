@@ -426,6 +426,11 @@ def _streamed(text: str, language: str) -> list[str]:
             ["Geöffnet Montag bis Freitag Samstag zu.", "Frau Müller kommt Montag bis Freitag."],
         ),
         (
+            "de",
+            "Am Mi. 1. Advent kommt er. Am Mo. 12.05. kommt sie.",
+            ["Am Mittwoch ersten Advent kommt er.", "Am Montag zwölften Mai kommt sie."],
+        ),
+        (
             "en",
             "Drive to 2140 Oak St. Then rest.",
             ["Drive to twenty-one forty Oak Street. Then rest."],

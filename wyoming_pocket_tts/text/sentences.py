@@ -151,12 +151,10 @@ def _dot_patterns(language: str) -> tuple[re.Pattern[str], ...]:
     if endings:  # "Hauptstr. 5"
         glued = "|".join(re.escape(form) for form in endings)
         patterns.append(rf"(?<=[^\W\d_])(?:{glued})(?!\w)")
-    if tables.weekdays:  # "Mo. bis Fr.", "Di., 3. März", "Sa. 14 Uhr"
+    if tables.weekdays:  # "Am Mi. 1. Advent", "Mittwoch, 1. Advent": the day's dot is no end
         days = "|".join(re.escape(day) for day in tables.weekdays)
-        joiners = re.escape(tables.range_word)
-        patterns.append(
-            rf"(?<![\w.])(?:{days})\.(?=\s*(?:[,0-9/\-–—]|(?:{joiners})\s+(?:{days})\b))"  # noqa: RUF001
-        )
+        names = "|".join(re.escape(name) for name in tables.weekdays.values())
+        patterns.append(rf"(?<![\w.])(?:(?:{days})\.?|{names}),?\s+[0-9]{{1,2}}\.(?=\s)")
     if tables.ordinal_dot_cues:
         cues = "|".join(re.escape(cue) for cue in tables.ordinal_dot_cues)
         patterns.append(rf"(?i:\b(?:{cues}))\s+[0-9]{{1,3}}\.(?=\s)")

@@ -91,14 +91,17 @@ def numeric_date(c: Context) -> Pass:
 
 
 def day_month_dots(c: Context) -> Pass | None:
-    """German "am 1.12.": a day and month without a year, after a cue word."""
+    """German "am 1.12.", "Mo. 12.05.": a day and month without a year, after a cue word or a
+    weekday."""
     if not c.language.ordinal_dot_cues:
         return None
     pattern = r"(?=[0-9])(?<![0-9.,])([0-9]{1,2})\.([0-9]{1,2})\.(?![0-9])"
 
+    cues = {*c.language.ordinal_dot_cues, *(day.lower() for day in c.language.weekdays.values())}
+
     def read(match: re.Match[str]) -> str:
         previous = re.search(r"(\w+)\W*$", before(match))
-        if not previous or previous.group(1).lower() not in c.language.ordinal_dot_cues:
+        if not previous or previous.group(1).lower() not in cues:
             return match.group()
         return _date(c, match, int(match.group(1)), int(match.group(2)), None)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from .amounts import VULGAR_FRACTIONS
-from .context import SPACE, Context, Pass, after, alternation, before, place
+from .context import CONTEXT, SPACE, Context, Pass, after, alternation, before, place
 from .spelling import apply_fixes, compile_fixes
 
 SYMBOLS = "%‰€$£¥°℃℉−½¼¾⅓⅔⅛"  # noqa: RUF001
@@ -42,17 +42,18 @@ def _letter_next(match: re.Match[str]) -> bool:
 
 
 def ordinal_dot(c: Context) -> Pass | None:
-    """German "am 1. Mai", "der 3. Platz", "ihren 40. Geburtstag", "Montag, den 3.": an ordinal
-    after a cue word."""
+    """German "am 1. Mai", "der 3. Platz", "ihren 40. Geburtstag", "Montag, den 3.", "Mittwoch
+    1. Advent": an ordinal after a cue word or a weekday."""
     lang = c.language
     if not lang.ordinal_dot_cues:
         return None
-    cues = alternation(lang.ordinal_dot_cues)
-    pattern = rf"(?i:\b({cues}))\s([0-9]{{1,3}})\.(?:(?=\s+[^\W\d_])|(\s*$))"
+    cues = alternation([*lang.ordinal_dot_cues, *lang.weekdays.values()])  # "Mittwoch 1. Advent"
+    pattern = rf"(?i:\b({cues}))(,?\s)([0-9]{{1,3}})\.(?:(?=\s+[^\W\d_])|(\s*$))"
 
     def read(match: re.Match[str]) -> str:
-        cue, end = match.group(1), match.group(3)
-        spoken = f"{cue} {c.words.inflected_ordinal(int(match.group(2)), cue)}"
+        cue, space, number, end = match.groups()
+        said_before = match.string[max(0, match.start(3) - CONTEXT) : match.start(3)]
+        spoken = f"{cue}{space}{c.words.inflected_ordinal(int(number), said_before)}"
         return spoken if end is None else f"{spoken}.{end}"  # "Montag, den 3.": ends too
 
     return c.compile(pattern, read)
