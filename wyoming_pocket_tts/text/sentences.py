@@ -147,6 +147,14 @@ def _dot_patterns(language: str) -> tuple[re.Pattern[str], ...]:
         rf"(?<![\w.])(?:{written})(?!\w)",
         rf"(?<![0-9.])[0-9]{{1,2}}\.(?=\s+(?i:{months})\b)",
     ]
+    endings = [entry.written for entry in tables.abbreviations if entry.compound]
+    if endings:  # "Hauptstr. 5"
+        glued = "|".join(re.escape(form) for form in endings)
+        patterns.append(rf"(?<=[^\W\d_])(?:{glued})(?!\w)")
+    if tables.weekdays:  # "Am Mi. 1. Advent", "Mittwoch, 1. Advent": the day's dot is no end
+        days = "|".join(re.escape(day) for day in tables.weekdays)
+        names = "|".join(re.escape(name) for name in tables.weekdays.values())
+        patterns.append(rf"(?<![\w.])(?:(?:{days})\.?|{names}),?\s+[0-9]{{1,2}}\.(?=\s)")
     if tables.ordinal_dot_cues:
         cues = "|".join(re.escape(cue) for cue in tables.ordinal_dot_cues)
         patterns.append(rf"(?i:\b(?:{cues}))\s+[0-9]{{1,3}}\.(?=\s)")

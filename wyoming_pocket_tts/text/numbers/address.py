@@ -80,8 +80,38 @@ def house_number(c: Context) -> Pass | None:
             return match.group()  # "le 2e étage": an ordinal
         if not match.group(2) and not near_address(match):
             return match.group()
+        written = match.group(4) or ""
+        if written.islower() and written in c.units:
+            return match.group()  # "The drive took 1 h 30 min": hours, not house 1 H
         letter = (match.group(3) or match.group(4)).upper()
         return place(match, f"{c.words.cardinal(int(match.group(1)))} {letter}")
+
+    return c.compile(pattern, read)
+
+
+def house_pairs(c: Context) -> Pass | None:
+    """American "2140 Oak Street" -> "twenty-one forty": a four-digit house number before a
+    street's name is said in pairs ("sixteen hundred", "twenty oh five")."""
+    lang = c.language
+    if not lang.house_pairs:
+        return None
+    pattern = r"(?=[1-9])(?<![\w.,/])([1-9][0-9])([0-9]{2})(?=[ \u00a0]+[A-Z])"
+    street = re.compile(r"(?:[ \u00a0]+[A-Z][\w'’-]*){1,3}\.?")  # noqa: RUF001
+
+    def read(match: re.Match[str]) -> str:
+        name = street.match(after(match))
+        last_word = re.findall(r"\w+", name.group())[-1].lower() if name else ""
+        if name is None or last_word not in lang.address_words:
+            return match.group()
+        first, last = int(match.group(1)), int(match.group(2))
+        spell = c.words.spell
+        if last == 0:
+            spoken = c.words.year(first * 100)  # "sixteen hundred"
+        elif last < 10:
+            spoken = f"{spell.cardinal(first)} {lang.time.minute_oh} {spell.cardinal(last)}"
+        else:
+            spoken = f"{spell.cardinal(first)} {spell.cardinal(last)}"
+        return place(match, spoken)
 
     return c.compile(pattern, read)
 

@@ -210,6 +210,38 @@ def fraction(c: Context) -> Pass:
     return c.compile(pattern, read)
 
 
+def half_after_noun(c: Context) -> Pass | None:
+    """ "2 ½ tazas" -> "dos tazas y media": where the half follows the noun it counts (French,
+    Spanish, Italian, Portuguese); a unit ("2 1/2 h") is left to `fraction`."""
+    lang = c.language
+    if not lang.half_after:
+        return None
+    pattern = (  # not "2 ½ c. à s.": a dot before a lower-case word marks an abbreviation
+        r"(?=[0-9])(?<![0-9.,/])([0-9]+) 1/2[ \u00a0]([^\W\d_]+)"
+        r"(?!\w|\.[ \u00a0]?[^\W\d_A-ZÀ-ÖØ-Þ])"
+    )
+
+    def read(match: re.Match[str]) -> str:
+        whole, noun = match.groups()
+        if noun in c.units or noun in c.currencies:
+            return match.group()
+        gender = c.agreement.noun_gender(noun) or "m"
+        half = lang.half_after.get(gender, lang.half_after["m"])
+        counted = c.words.cardinal(int(whole), gender)
+        if int(whole) == 1:  # "1 ½ tazas": "una taza y media"
+            noun = next(
+                (
+                    noun[: -len(plural)] + one
+                    for plural, one in lang.genders.singular
+                    if noun.endswith(plural) and len(noun) > len(plural) + 1
+                ),
+                noun,
+            )
+        return place(match, f"{counted} {noun} {lang.and_word} {half}")
+
+    return c.compile(pattern, read)
+
+
 def _needs_of(of: str, rest: str) -> bool:
     """ "tres cuartos de hora", not "de de hora" nor "de d'heure" (elided: left as written)."""
     word = rest.strip().lower()

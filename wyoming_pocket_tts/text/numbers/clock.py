@@ -89,10 +89,12 @@ def twelve_hour(c: Context) -> Pass:
 
 
 def duration(c: Context) -> Pass:
-    """ "1 h 30 min", "2h15min": hours and minutes of a duration, each with its unit."""
+    """ "1 h 30 min", "2h15min", "4h 20m": hours and minutes of a duration, each with its unit
+    ("m" is minutes only after hours; alone it is metres). "2h15" too, where it is no time."""
     hours, minutes = c.units.get("h"), c.units.get("min")
+    glued = "" if c.language.hour_letter else r"|([0-9])h([0-5][0-9])"  # "2h15", not "14h30"
     pattern = (
-        r"(?=[0-9])(?<![0-9.,:/])([0-9]{1,3}) ?h ?([0-5]?[0-9]) ?min(?![\w])"
+        rf"(?=[0-9])(?<![0-9.,:/])(?:([0-9]{{1,3}}) ?h ?([0-5]?[0-9]) ?m(?:in)?{glued})(?![\w])"
         if hours and minutes
         else r"(?!)"
     )
@@ -100,9 +102,24 @@ def duration(c: Context) -> Pass:
     def read(match: re.Match[str]) -> str:
         assert hours is not None and minutes is not None
         words, case = c.words, c.case(match)
-        spoken_hours = words.counted(words.parse(match.group(1)), hours, case)
-        spoken_minutes = words.counted(words.parse(match.group(2)), minutes, case)
+        hour, minute = (match.group(1), match.group(2)) if match.group(1) else match.group(3, 4)
+        spoken_hours = words.counted(words.parse(hour), hours, case)
+        spoken_minutes = words.counted(words.parse(minute), minutes, case)
         return place(match, f"{spoken_hours} {c.language.and_word} {spoken_minutes}")
+
+    return c.compile(pattern, read)
+
+
+def minutes(c: Context) -> Pass | None:
+    """ "0:45 h" (no hour: a duration), "45′" (the prime sign): minutes."""  # noqa: RUF002
+    noun = c.units.get("min")
+    if noun is None:
+        return None
+    pattern = r"(?=[0-9])(?<![0-9.,:/])(?:0?0:([0-5][0-9]) ?h(?![\w])|([0-9]{1,3})′)"  # noqa: RUF001
+
+    def read(match: re.Match[str]) -> str:
+        number = c.words.parse(match.group(1) or match.group(2))
+        return place(match, c.words.counted(number, noun, c.case(match)))
 
     return c.compile(pattern, read)
 
@@ -150,6 +167,26 @@ def clock_range(c: Context) -> Pass | None:
         else:
             first = _time_words(c, start_hour, start_minute)
         return place(match, f"{first} {lang.range_word} {last}")
+
+    return c.compile(pattern, read)
+
+
+def colon_range(c: Context) -> Pass:
+    """ "9:00–10:30", "9:00-17:00 h": two clock times joined by the language's "to"."""  # noqa: RUF002
+    time = r"([01]?[0-9]|2[0-4]):([0-5][0-9])"
+    pattern = (
+        rf"(?=[0-9])(?<![0-9.,:/]){time}{SPACE}[{DASHES}]{SPACE}{time}"
+        r"(?![0-9]|[.,:][0-9])(?: ?h(?![\w]))?"
+    )
+
+    def said(hour: str, minute: str) -> str:
+        unsure = len(hour) == 1 or hour in ("10", "11", "12")
+        return c.words.time(int(hour), int(minute), None, None, unsure=unsure)
+
+    def read(match: re.Match[str]) -> str:
+        first = said(match.group(1), match.group(2))
+        last = said(match.group(3), match.group(4))
+        return place(match, f"{first} {c.language.range_word} {last}")
 
     return c.compile(pattern, read)
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import re
 
-from .context import SPACE, Context, Pass, after, alternation, before, place
+from .context import DASHES, SPACE, Context, Pass, after, alternation, before, place
+from .roman import QUEENS, RULERS
 from .tables import Abbreviation
 
 _NAME_NEXT = re.compile(r"\s+(?=[A-ZÀ-ÖØ-Þ])")
+_NAME_WORD = re.compile(r"\s+([^\W\d_]+)")
 _NAME_BEFORE = re.compile(r"[\w,][ \u00a0]+[A-ZÀ-ÖØ-Þ][\w'’-]*[ \u00a0]+$")  # noqa: RUF001
 """A capitalised word that does not start the text before it: "42 Elm St", not "Visit St."."""
 
@@ -20,10 +22,23 @@ def abbreviation(c: Context) -> Pass | None:
     if not entries:
         return None
     first = "".join(sorted({re.escape(form[0]) for form in entries}))
-    pattern = rf"(?=[{first}])(?<![^\W\d_.])({alternation(entries)})(?!\w)"
+    endings = [form for form, found in entries.items() if any(e.compound for e in found)]
+    ending = rf"|(?<=[^\W\d_])({alternation(endings)})" if endings else r"|(?!)()"
+    pattern = rf"(?=[{first}])(?:(?<![^\W\d_.])({alternation(entries)}){ending})(?!\w)"
+
+    days = c.language.weekdays
+    joined_day = re.compile(  # "Mo.-Fr. Samstag zu": this "Fr." ends a range of weekdays
+        rf"\b(?:{alternation(days)})\.?[ \u00a0]*(?:[{DASHES}/]|"
+        rf"{re.escape(c.language.range_word)})[ \u00a0]*$"
+        if days
+        else r"(?!)"
+    )
 
     def holds(entry: Abbreviation, match: re.Match[str], rest: str) -> bool:
         if entry.before_digit and not re.match(r"[ \u00a0]?[0-9]", rest):
+            return False
+        weekday = entry.before_name and entry.written.rstrip(".") in days
+        if weekday and joined_day.search(before(match)):
             return False
         if entry.before_name and not _NAME_NEXT.match(rest):
             return False
@@ -31,11 +46,16 @@ def abbreviation(c: Context) -> Pass | None:
 
     def read(match: re.Match[str]) -> str:
         rest = after(match)
-        entry = next((e for e in entries[match.group(1)] if holds(e, match, rest)), None)
+        written = match.group(1) or match.group(2)
+        found = [e for e in entries[written] if e.compound or not match.group(2)]
+        entry = next((e for e in found if holds(e, match, rest)), None)
         if entry is None:
             return match.group()
         spoken = entry.spoken
-        if match.group()[0].isupper():
+        name = _NAME_WORD.match(rest)
+        if entry.feminine and name and _feminine(c, name.group(1)):
+            spoken = entry.feminine
+        if match.group(1) and match.group()[0].isupper():
             spoken = spoken[0].upper() + spoken[1:]
         ends_sentence = not rest.strip() or _NAME_NEXT.match(rest.replace("\n", " ")) is not None
         if entry.can_end and entry.written.endswith(".") and ends_sentence:
@@ -43,6 +63,12 @@ def abbreviation(c: Context) -> Pass | None:
         return spoken
 
     return c.compile(pattern, read)
+
+
+def _feminine(c: Context, name: str) -> bool:
+    """A queen's name, or another name the language's endings call feminine ("D. Amélia"); a
+    king's name is masculine whatever its ending ("D. Sebastião")."""
+    return name in QUEENS or (name not in RULERS and c.agreement.noun_gender(name) == "f")
 
 
 def number_sign(c: Context) -> Pass:

@@ -1,7 +1,8 @@
 """What every reading pass shares: one language's words, lookup tables and pattern pieces.
 
 A pass is a compiled pattern and the handler that replaces its matches. Topic modules (`dates`,
-`clock`, `amounts`, `codes`, `plain`) build passes from a `Context`; `reader` runs them in order.
+`clock`, `amounts`, `scales`, `codes`, `address`, `roman`, `plain`) build passes from a
+`Context`; `reader` runs them in order.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ UNIT_ALIASES = {
     "ug/m3": "µg/m³",
     "m3": "m³",
     "m2": "m²",
+    "qm": "m²",
+    "μg": "µg",
+    "mcg": "µg",
     "m3/h": "m³/h",
     "W/m2": "W/m²",
     "kwh": "kWh",

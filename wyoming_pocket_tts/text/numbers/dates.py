@@ -21,17 +21,19 @@ def _date(c: Context, match: re.Match[str], day: int, month: int, year: int | No
 
 
 def weekday(c: Context) -> Pass | None:
-    """German "Mo-Fr", "Sa/So", "Di., 3. März", "Do 14:00": abbreviated weekdays in full.
+    """German "Mo-Fr", "Mo. bis Fr.", "Sa/So", "Di., 3. März", "Do 14:00": weekdays in full.
 
     Alone, an abbreviation is a weekday only before a number ("Fr." before a name is "Frau")."""
     days = c.language.weekdays
     if not days:
         return None
     names = alternation(days)
+    joiners = re.escape(c.language.range_word)  # "Mo. bis Fr."; "Mo und Fr. Meier" is a name
     firsts = "".join(sorted({day[0] for day in days}))
     pattern = (
         rf"(?=[{firsts}])\b({names})\.?(?![^\W\d_])"
-        rf"(?:{SPACE}([{DASHES}/]){SPACE}({names})\.?(?![^\W\d_])|(?=,?{SPACE}[0-9]))"
+        rf"(?:(?:{SPACE}([{DASHES}/]){SPACE}|[ \u00a0]({joiners})[ \u00a0])({names})\.?"
+        rf"(?![^\W\d_])|(?=,?{SPACE}[0-9]))"
     )
 
     amount = re.compile(
@@ -40,12 +42,15 @@ def weekday(c: Context) -> Pass | None:
 
     def read(match: re.Match[str]) -> str:
         written = match.group()
-        if written in c.currencies and not match.group(3) and amount.match(after(match)):
+        first, sign, word, last = match.groups()
+        if written in c.currencies and not last and amount.match(after(match)):
             return written  # Swiss "Fr. 7.50" is money
-        spoken = days[match.group(1)]
-        if match.group(3):
-            joiner = c.language.and_word if match.group(2) == "/" else c.language.range_word
-            spoken += f" {joiner} {days[match.group(3)]}"
+        spoken = days[first]
+        if last:
+            joiner = word or (c.language.and_word if sign == "/" else c.language.range_word)
+            spoken += f" {joiner} {days[last]}"
+        if written.endswith(".") and match.end() == len(match.string):
+            spoken += "."  # "kommt Mo. bis Fr.": the full stop also ends the sentence
         return place(match, spoken)
 
     return c.compile(pattern, read)
@@ -86,14 +91,17 @@ def numeric_date(c: Context) -> Pass:
 
 
 def day_month_dots(c: Context) -> Pass | None:
-    """German "am 1.12.": a day and month without a year, after a cue word."""
+    """German "am 1.12.", "Mo. 12.05.": a day and month without a year, after a cue word or a
+    weekday."""
     if not c.language.ordinal_dot_cues:
         return None
     pattern = r"(?=[0-9])(?<![0-9.,])([0-9]{1,2})\.([0-9]{1,2})\.(?![0-9])"
 
+    cues = {*c.language.ordinal_dot_cues, *(day.lower() for day in c.language.weekdays.values())}
+
     def read(match: re.Match[str]) -> str:
         previous = re.search(r"(\w+)\W*$", before(match))
-        if not previous or previous.group(1).lower() not in c.language.ordinal_dot_cues:
+        if not previous or previous.group(1).lower() not in cues:
             return match.group()
         return _date(c, match, int(match.group(1)), int(match.group(2)), None)
 
@@ -157,7 +165,7 @@ def month_day(c: Context) -> Pass | None:
 
 
 def decade(c: Context) -> Pass | None:
-    """English "the 1990s", "the '80s"."""
+    """English "the 1990s", "the '80s"; German "die 70er", "in den 60ern", "80er-Jahre"."""
     if not c.language.decades:
         return None
     pattern = r"(?=['0-9])(?<![0-9\w])'?((?:1[0-9]|20)?[0-9]0)s\b"
@@ -170,5 +178,42 @@ def decade(c: Context) -> Pass | None:
         words = c.words.year(number) if len(digits) == 4 else c.words.cardinal(number)
         words = words[:-1] + "ies" if words.endswith("y") else words + "s"
         return place(match, words)
+
+    return c.compile(pattern, read)
+
+
+def decade_suffix(c: Context) -> Pass | None:
+    """German "70er", "60ern", "1980er", "80er-Jahre": the cardinal with its ending."""
+    suffix = c.language.decade_suffix
+    if not suffix:
+        return None
+    pattern = rf"(?=[0-9'])(?<![0-9\w])'?((?:1[0-9]|20)?[1-9]0){suffix}(n?)(?:-?(Jahren?))?\b"
+
+    def read(match: re.Match[str]) -> str:
+        digits, ending, years = match.groups()
+        number = int(digits)
+        said = c.words.year(number) if len(digits) == 4 else c.words.cardinal(number)
+        said = said[0].upper() + said[1:] + suffix
+        if years:
+            return place(match, f"{said}{years.lower()}")  # "Achtzigerjahre"
+        return place(match, said + ending)
+
+    return c.compile(pattern, read)
+
+
+def decade_after(c: Context) -> Pass | None:
+    """ "anni '60", "jaren '70", "los 70", "années 80": a decade after the word for years."""
+    cues = c.language.decade_cues
+    if not cues:
+        return None
+    firsts = "".join(sorted({char for cue in cues for char in (cue[0], cue[0].upper())}))
+    pattern = (
+        rf"(?=[{firsts}])(?i:\b({alternation(cues)}))([ \u00a0]+)['’]?([1-9]0)(?:'?s)?"  # noqa: RUF001
+        r"(?![0-9\w]|[.,][0-9])"
+    )
+
+    def read(match: re.Match[str]) -> str:
+        cue, space, digits = match.groups()
+        return f"{cue}{space}{c.words.cardinal(int(digits))}"
 
     return c.compile(pattern, read)

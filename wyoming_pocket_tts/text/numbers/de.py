@@ -1,6 +1,15 @@
 """German reading tables."""
 
-from .tables import Abbreviation, Currency, Genders, Language, Noun, TimeWords
+from .tables import (
+    Abbreviation,
+    Currency,
+    Genders,
+    Language,
+    Magnitude,
+    Noun,
+    RomanWords,
+    TimeWords,
+)
 
 A = Abbreviation
 
@@ -31,6 +40,12 @@ LANGUAGE = Language(
         "°": Noun("Grad", "Grad", N),
         "%": Noun("Prozent", "Prozent", N),
         "‰": Noun("Promille", "Promille", N),
+        "mg": Noun("Milligramm", "Milligramm", N),
+        "µg": Noun("Mikrogramm", "Mikrogramm", N),
+        "kWp": Noun("Kilowatt Peak", "Kilowatt Peak", N),
+        "Bft": Noun("Beaufort", "Beaufort", N),
+        "EL": Noun("Esslöffel", "Esslöffel"),
+        "TL": Noun("Teelöffel", "Teelöffel"),
         "W": Noun("Watt", "Watt", N),
         "kW": Noun("Kilowatt", "Kilowatt", N),
         "MW": Noun("Megawatt", "Megawatt", N),
@@ -193,35 +208,11 @@ LANGUAGE = Language(
         },
     ),
     year_cues=frozenset(
-        {
-            "im",
-            "jahr",
-            "jahre",
-            "seit",
-            "bis",
-            "von",
-            "ab",
-            "vor",
-            "nach",
-            "anno",
-            "um",
-            "januar",
-            "februar",
-            "märz",
-            "april",
-            "mai",
-            "juni",
-            "juli",
-            "august",
-            "september",
-            "oktober",
-            "november",
-            "dezember",
-            "frühjahr",
-            "sommer",
-            "herbst",
-            "winter",
-        }
+        _words(
+            "im jahr jahre seit bis von ab vor nach anno um januar februar märz april mai "
+            "juni juli august september oktober november dezember frühjahr sommer herbst "
+            "winter"
+        )
     ),
     half={
         "m": "ein halber",
@@ -250,6 +241,7 @@ LANGUAGE = Language(
         "seit": "n",
         "ihrem": "n",
         "seinem": "n",
+        **dict.fromkeys(_words("ihren seinen meinen deinen unseren euren"), "n"),
         "der": "",
         "die": "",
         "das": "",
@@ -283,43 +275,15 @@ LANGUAGE = Language(
     },
     sign_cues_after={"mehr": "+", "höher": "+", "weniger": "-", "niedriger": "-"},
     score_cues=frozenset(
-        [
-            "spielstand",
-            "stand",
-            "steht",
-            "endstand",
-            "ergebnis",
-            "gewonnen",
-            "verloren",
-            "gewinnt",
-            "verliert",
-            "führt",
-        ]
+        _words("spielstand stand steht endstand ergebnis gewonnen verloren gewinnt verliert führt")
     ),
     postcode=r"[0-9]{5}",
     postcode_cues=frozenset(["plz", "postleitzahl"]),
     address_words=frozenset(
-        [
-            "straße",
-            "strasse",
-            "str",
-            "weg",
-            "gasse",
-            "platz",
-            "allee",
-            "ring",
-            "damm",
-            "ufer",
-            "chaussee",
-            "wohnung",
-            "whg",
-            "haus",
-            "hausnummer",
-            "stiege",
-            "tür",
-            "stock",
-            "etage",
-        ]
+        _words(
+            "straße strasse str weg gasse platz allee ring damm ufer chaussee wohnung whg "
+            "haus hausnummer stiege tür stock etage"
+        )
     ),
     weekdays={
         "Mo": "Montag",
@@ -331,21 +295,10 @@ LANGUAGE = Language(
         "So": "Sonntag",
     },
     room_words=frozenset(
-        [
-            "raum",
-            "zimmer",
-            "büro",
-            "etage",
-            "stock",
-            "tür",
-            "saal",
-            "gebäude",
-            "haus",
-            "hörsaal",
-            "labor",
-        ]
+        _words("raum zimmer büro etage stock tür saal gebäude haus hörsaal labor")
     ),
     abbreviations=(
+        A("str.", "straße", compound=True),
         A("Whg.", "Wohnung"),
         A("OG", "Obergeschoss"),
         A("EG", "Erdgeschoss"),
@@ -382,8 +335,27 @@ LANGUAGE = Language(
         A("Str.", "Straße"),
         A("Nr.", "Nummer", before_digit=True),
         A("Tel.", "Telefon"),
-        A("Mio.", "Millionen"),
-        A("Mrd.", "Milliarden"),
         A("Jh.", "Jahrhundert"),
+    ),
+    magnitudes={
+        "k": Magnitude(3, Noun("tausend", "tausend", N), glued=True),
+        "Tsd.": Magnitude(3, Noun("tausend", "tausend", N)),
+        "M": Magnitude(6, Noun("Million", "Millionen", F), glued=True),
+        "Mio.": Magnitude(6, Noun("Million", "Millionen", F)),
+        "Mio": Magnitude(6, Noun("Million", "Millionen", F)),
+        "Mrd.": Magnitude(9, Noun("Milliarde", "Milliarden", F)),
+        "Mrd": Magnitude(9, Noun("Milliarde", "Milliarden", F)),
+    },
+    by_word="mal",
+    multiplier=Noun("mal", "mal", N),
+    multiplier_glued=True,
+    decade_suffix="er",
+    roman=RomanWords(
+        regnal="der {number}",
+        capital=True,
+        regnal_cases={"dat": "dem {number}n", "acc": "den {number}n"},
+        regnal_feminine="die {number}",
+        century_words=frozenset(["jahrhundert", "jh", "jahrhunderts"]),
+        cardinal_cues=frozenset(_words("teil kapitel band akt phase stufe typ klasse staffel")),
     ),
 )

@@ -1,8 +1,23 @@
 """English reading tables."""
 
-from .tables import Abbreviation, Currency, Genders, Language, Noun, TimeWords
+from .tables import (
+    Abbreviation,
+    Currency,
+    Genders,
+    Language,
+    Magnitude,
+    Noun,
+    RomanWords,
+    TimeWords,
+)
 
 A = Abbreviation
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
 MONTHS = (
     "January",
     "February",
@@ -38,6 +53,14 @@ LANGUAGE = Language(
         "°": Noun("degree", "degrees"),
         "%": Noun("percent", "percent"),
         "‰": Noun("per mille", "per mille"),
+        "mg": Noun("milligram", "milligrams"),
+        "µg": Noun("microgram", "micrograms"),
+        "kWp": Noun("kilowatt peak", "kilowatts peak"),
+        "Bft": Noun("Beaufort", "Beaufort"),
+        "tsp": Noun("teaspoon", "teaspoons"),
+        "tbsp": Noun("tablespoon", "tablespoons"),
+        "Tbsp": Noun("tablespoon", "tablespoons"),
+        "oz": Noun("ounce", "ounces"),
         "W": Noun("watt", "watts"),
         "kW": Noun("kilowatt", "kilowatts"),
         "MW": Noun("megawatt", "megawatts"),
@@ -223,48 +246,14 @@ LANGUAGE = Language(
     postcode=r"[0-9]{5}(?:-[0-9]{4})?",
     postcode_cues=frozenset(["zip", "zipcode", "postcode"]),
     address_words=frozenset(
-        [
-            "street",
-            "st",
-            "road",
-            "rd",
-            "avenue",
-            "ave",
-            "lane",
-            "ln",
-            "drive",
-            "dr",
-            "boulevard",
-            "blvd",
-            "way",
-            "court",
-            "ct",
-            "place",
-            "apt",
-            "apartment",
-            "flat",
-            "unit",
-            "suite",
-            "floor",
-        ]
+        _words(
+            "street st road rd avenue ave lane ln drive dr boulevard blvd way court ct "
+            "place apt apartment flat unit suite floor"
+        )
     ),
-    room_words=frozenset(
-        [
-            "room",
-            "rm",
-            "floor",
-            "door",
-            "suite",
-            "office",
-            "hall",
-            "lab",
-            "building",
-            "gate",
-            "platform",
-        ]
-    ),
+    room_words=frozenset(_words("room rm floor door suite office hall lab building gate platform")),
     abbreviations=(
-        A("St.", "Street", after_name=True),
+        A("St.", "Street", after_name=True, can_end=True),
         A("St", "Street", after_name=True),
         A("St", "Saint", before_name=True),
         A("Ave.", "Avenue"),
@@ -304,4 +293,27 @@ LANGUAGE = Language(
         ),
         A("Sept.", "September", before_digit=True),
     ),
+    magnitudes={
+        "k": Magnitude(3, Noun("thousand", "thousand"), glued=True),
+        "M": Magnitude(6, Noun("million", "million"), glued=True),
+        "bn": Magnitude(9, Noun("billion", "billion")),
+    },
+    by_word="by",
+    multiplier=Noun("time", "times"),
+    roman=RomanWords(
+        regnal="the {number}",
+        capital=True,
+        century_words=frozenset(["century", "centuries"]),
+        cardinal_cues=frozenset(
+            _words("war part chapter episode volume vol act phase level book stage type season")
+        ),
+    ),
+    house_pairs=True,
+    product_names={
+        "Xbox 360": "Xbox three sixty",
+        "24x7": "twenty-four seven",
+        "Porsche 911": "Porsche nine eleven",
+        "Boeing 747": "Boeing seven forty-seven",
+        "Boeing 737": "Boeing seven three seven",
+    },
 )

@@ -1,6 +1,15 @@
 """Spanish reading tables."""
 
-from .tables import Abbreviation, Currency, Genders, Language, Noun, TimeWords
+from .tables import (
+    Abbreviation,
+    Currency,
+    Genders,
+    Language,
+    Magnitude,
+    Noun,
+    RomanWords,
+    TimeWords,
+)
 
 A = Abbreviation
 
@@ -31,6 +40,14 @@ LANGUAGE = Language(
         "°": Noun("grado", "grados"),
         "%": Noun("por ciento", "por ciento"),
         "‰": Noun("por mil", "por mil"),
+        "mg": Noun("miligramo", "miligramos"),
+        "µg": Noun("microgramo", "microgramos"),
+        "kWp": Noun("kilovatio pico", "kilovatios pico"),
+        "Bft": Noun("Beaufort", "Beaufort"),
+        "cda.": Noun("cucharada", "cucharadas", F),
+        "cdas.": Noun("cucharada", "cucharadas", F),
+        "cdta.": Noun("cucharadita", "cucharaditas", F),
+        "cdtas.": Noun("cucharadita", "cucharaditas", F),
         "W": Noun("vatio", "vatios"),
         "kW": Noun("kilovatio", "kilovatios"),
         "MW": Noun("megavatio", "megavatios"),
@@ -228,34 +245,12 @@ LANGUAGE = Language(
     postcode=r"[0-9]{5}",
     postcode_cues=frozenset(["cp", "postal"]),
     address_words=frozenset(
-        [
-            "calle",
-            "avenida",
-            "plaza",
-            "paseo",
-            "camino",
-            "carretera",
-            "ronda",
-            "travesía",
-            "piso",
-            "puerta",
-            "portal",
-            "bloque",
-            "escalera",
-        ]
+        _words(
+            "calle avenida plaza paseo camino carretera ronda travesía piso puerta portal "
+            "bloque escalera"
+        )
     ),
-    room_words=frozenset(
-        [
-            "sala",
-            "aula",
-            "despacho",
-            "habitación",
-            "oficina",
-            "puerta",
-            "planta",
-            "edificio",
-        ]
-    ),
+    room_words=frozenset(_words("sala aula despacho habitación oficina puerta planta edificio")),
     abbreviations=(
         A("C/", "calle", before_name=True),
         A("c/", "calle", before_name=True),
@@ -294,5 +289,21 @@ LANGUAGE = Language(
         A("EE.UU.", "Estados Unidos"),
         A("máx.", "máximo", before_digit=True),
         A("mín.", "mínimo", before_digit=True),
+    ),
+    magnitudes={
+        "k": Magnitude(3, Noun("mil", "mil"), glued=True),
+        "M": Magnitude(6, Noun("millón", "millones"), glued=True),
+        "mill.": Magnitude(6, Noun("millón", "millones")),
+        "mill": Magnitude(6, Noun("millón", "millones")),
+    },
+    magnitude_of="de",
+    by_word="por",
+    multiplier=Noun("vez", "veces", F),
+    decade_cues=frozenset(["años"]),
+    roman=RomanWords(
+        ordinal_up_to=10,
+        century_words=frozenset(["siglo", "siglos"]),
+        century_ordinal_up_to=10,
+        cardinal_cues=frozenset(_words("capítulo tomo parte acto volumen fase temporada")),
     ),
 )

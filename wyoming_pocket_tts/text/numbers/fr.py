@@ -1,6 +1,15 @@
 """French reading tables."""
 
-from .tables import Abbreviation, Currency, Genders, Language, Noun, TimeWords
+from .tables import (
+    Abbreviation,
+    Currency,
+    Genders,
+    Language,
+    Magnitude,
+    Noun,
+    RomanWords,
+    TimeWords,
+)
 
 A = Abbreviation
 
@@ -31,6 +40,15 @@ LANGUAGE = Language(
         "°": Noun("degré", "degrés"),
         "%": Noun("pour cent", "pour cent"),
         "‰": Noun("pour mille", "pour mille"),
+        "mg": Noun("milligramme", "milligrammes"),
+        "µg": Noun("microgramme", "microgrammes"),
+        "kWc": Noun("kilowatt-crête", "kilowatts-crête"),
+        "kWp": Noun("kilowatt-crête", "kilowatts-crête"),
+        "Bft": Noun("Beaufort", "Beaufort"),
+        "c. à c.": Noun("cuillère à café", "cuillères à café", F),
+        "c. à s.": Noun("cuillère à soupe", "cuillères à soupe", F),
+        "càc": Noun("cuillère à café", "cuillères à café", F),
+        "càs": Noun("cuillère à soupe", "cuillères à soupe", F),
         "W": Noun("watt", "watts"),
         "kW": Noun("kilowatt", "kilowatts"),
         "MW": Noun("mégawatt", "mégawatts"),
@@ -240,43 +258,18 @@ LANGUAGE = Language(
     text_fixes=(
         (r"\b([dD])e (?=une?\b)", r"\1'"),  # "pause d'une heure", not "de une"
         (r"\b([qQ])ue (?=une?\b)", r"\1u'"),
+        (r"\b(millions?|milliards?) de (?=[aeiouéèêh])", r"\1 d'"),  # "millions d'euros"
     ),
     postcode=r"[0-9]{5}",
     postcode_groups=(2, 3),
     postcode_cues=frozenset(["cp", "postal"]),
     address_words=frozenset(
-        [
-            "rue",
-            "avenue",
-            "boulevard",
-            "chemin",
-            "place",
-            "allée",
-            "impasse",
-            "quai",
-            "route",
-            "cours",
-            "appartement",
-            "appt",
-            "bâtiment",
-            "bât",
-            "porte",
-            "étage",
-            "escalier",
-        ]
+        _words(
+            "rue avenue boulevard chemin place allée impasse quai route cours appartement "
+            "appt bâtiment bât porte étage escalier"
+        )
     ),
-    room_words=frozenset(
-        [
-            "salle",
-            "bureau",
-            "chambre",
-            "pièce",
-            "porte",
-            "étage",
-            "bâtiment",
-            "local",
-        ]
-    ),
+    room_words=frozenset(_words("salle bureau chambre pièce porte étage bâtiment local")),
     abbreviations=(
         A("appt", "appartement"),
         A("appt.", "appartement"),
@@ -314,5 +307,21 @@ LANGUAGE = Language(
         A("max.", "maximum", before_digit=True),
         A("min.", "minimum", before_digit=True),
         A("ca.", "environ", before_digit=True),
+    ),
+    magnitudes={
+        "k": Magnitude(3, Noun("mille", "mille"), glued=True),
+        "M": Magnitude(6, Noun("million", "millions"), glued=True),
+        "Md": Magnitude(9, Noun("milliard", "milliards"), glued=True),
+        "Mds": Magnitude(9, Noun("milliard", "milliards"), glued=True),
+        "Mrd": Magnitude(9, Noun("milliard", "milliards"), glued=True),
+    },
+    magnitude_of="de",
+    by_word="sur",
+    multiplier=Noun("fois", "fois", F),
+    decade_cues=frozenset(["années"]),
+    roman=RomanWords(
+        ordinal_up_to=1,
+        century_words=frozenset(["siècle", "siècles"]),
+        cardinal_cues=frozenset(_words("chapitre tome partie acte volume phase saison")),
     ),
 )

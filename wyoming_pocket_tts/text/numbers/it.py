@@ -1,6 +1,15 @@
 """Italian reading tables."""
 
-from .tables import Abbreviation, Currency, Genders, Language, Noun, TimeWords
+from .tables import (
+    Abbreviation,
+    Currency,
+    Genders,
+    Language,
+    Magnitude,
+    Noun,
+    RomanWords,
+    TimeWords,
+)
 
 A = Abbreviation
 
@@ -31,6 +40,12 @@ LANGUAGE = Language(
         "°": Noun("grado", "gradi"),
         "%": Noun("per cento", "per cento"),
         "‰": Noun("per mille", "per mille"),
+        "mg": Noun("milligrammo", "milligrammi"),
+        "µg": Noun("microgrammo", "microgrammi"),
+        "kWp": Noun("chilowatt di picco", "chilowatt di picco"),
+        "Bft": Noun("Beaufort", "Beaufort"),
+        "cucch.": Noun("cucchiaio", "cucchiai"),
+        "cucchiaini": Noun("cucchiaino", "cucchiaini"),
         "W": Noun("watt", "watt"),
         "kW": Noun("kilowatt", "kilowatt"),
         "MW": Noun("megawatt", "megawatt"),
@@ -166,7 +181,15 @@ LANGUAGE = Language(
                 "m",
             ),
         },
-        singular=(("che", "ca"), ("ghe", "ga"), ("ie", "ia"), ("e", "a"), ("i", "o"), ("i", "e")),
+        singular=(
+            ("che", "ca"),
+            ("ghe", "ga"),
+            ("ie", "ia"),
+            ("ai", "aio"),
+            ("e", "a"),
+            ("i", "o"),
+            ("i", "e"),
+        ),
         before_noun=frozenset(
             _words(
                 "nuovo nuova nuovi nuove grande grandi piccolo piccola piccoli piccole solo sola "
@@ -186,23 +209,7 @@ LANGUAGE = Language(
     half_after={"m": "mezzo", F: "mezza"},
     fraction_of="di",
     ordinal_sign_cues=frozenset(
-        [
-            "il",
-            "lo",
-            "la",
-            "l",
-            "al",
-            "allo",
-            "alla",
-            "del",
-            "dello",
-            "della",
-            "nel",
-            "nello",
-            "nella",
-            "sul",
-            "dal",
-        ]
+        _words("il lo la l al allo alla del dello della nel nello nella sul dal")
     ),
     fractions={2: Noun("mezzo", "mezzi")},
     fraction_rule="o>i",
@@ -249,33 +256,11 @@ LANGUAGE = Language(
     postcode=r"[0-9]{5}",
     postcode_cues=frozenset(["cap"]),
     address_words=frozenset(
-        [
-            "via",
-            "viale",
-            "piazza",
-            "corso",
-            "vicolo",
-            "largo",
-            "strada",
-            "interno",
-            "scala",
-            "piano",
-            "civico",
-        ]
+        _words("via viale piazza corso vicolo largo strada interno scala piano civico")
     ),
-    room_words=frozenset(
-        [
-            "stanza",
-            "aula",
-            "sala",
-            "ufficio",
-            "camera",
-            "porta",
-            "piano",
-            "edificio",
-        ]
-    ),
+    room_words=frozenset(_words("stanza aula sala ufficio camera porta piano edificio")),
     abbreviations=(
+        A("q.b.", "quanto basta"),
         A("V.le", "Viale"),
         A("P.za", "Piazza"),
         A("P.zza", "Piazza"),
@@ -304,5 +289,21 @@ LANGUAGE = Language(
         A("tel.", "telefono"),
         A("max.", "massimo", before_digit=True),
         A("min.", "minimo", before_digit=True),
+    ),
+    magnitudes={
+        "k": Magnitude(3, Noun("mila", "mila"), glued=True),
+        "M": Magnitude(6, Noun("milione", "milioni"), glued=True),
+        "mln": Magnitude(6, Noun("milione", "milioni")),
+        "Mln": Magnitude(6, Noun("milione", "milioni")),
+        "mld": Magnitude(9, Noun("miliardo", "miliardi")),
+        "Mld": Magnitude(9, Noun("miliardo", "miliardi")),
+    },
+    magnitude_of="di",
+    by_word="per",
+    multiplier=Noun("volta", "volte", F),
+    decade_cues=frozenset(["anni"]),
+    roman=RomanWords(
+        century_words=frozenset(["secolo", "secoli", "sec"]),
+        cardinal_cues=frozenset(_words("capitolo tomo parte atto volume fase stagione")),
     ),
 )

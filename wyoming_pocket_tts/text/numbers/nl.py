@@ -1,6 +1,15 @@
 """Dutch reading tables. Units stay singular after a number ("twintig meter")."""
 
-from .tables import Abbreviation, Currency, Genders, Language, Noun, TimeWords
+from .tables import (
+    Abbreviation,
+    Currency,
+    Genders,
+    Language,
+    Magnitude,
+    Noun,
+    RomanWords,
+    TimeWords,
+)
 
 _MONTHS = (
     "januari",
@@ -18,6 +27,12 @@ _MONTHS = (
 )
 
 A = Abbreviation
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
 N = "n"
 
 
@@ -45,6 +60,12 @@ LANGUAGE = Language(
         "°": Noun("graad", "graden"),
         "%": _same("procent"),
         "‰": _same("promille"),
+        "mg": _same("milligram"),
+        "µg": _same("microgram"),
+        "kWp": _same("kilowattpiek"),
+        "Bft": _same("Beaufort"),
+        "el": Noun("eetlepel", "eetlepels"),
+        "tl": Noun("theelepel", "theelepels"),
         "W": _same("watt"),
         "kW": _same("kilowatt"),
         "MW": _same("megawatt"),
@@ -294,65 +315,23 @@ LANGUAGE = Language(
     },
     sign_cues_after={"meer": "+", "hoger": "+", "minder": "-", "lager": "-"},
     score_cues=frozenset(
-        [
-            "stand",
-            "uitslag",
-            "eindstand",
-            "score",
-            "gewonnen",
-            "verloren",
-            "won",
-            "wint",
-            "verliest",
-            "gelijk",
-            "staat",
-            "stond",
-            "eindigde",
-            "wedstrijd",
-            "rust",
-            "speelde",
-            "versloeg",
-            "overwinning",
-            "zege",
-            "nederlaag",
-            "winst",
-        ]
+        _words(
+            "stand uitslag eindstand score gewonnen verloren won wint verliest gelijk staat "
+            "stond eindigde wedstrijd rust speelde versloeg overwinning zege nederlaag "
+            "winst"
+        )
     ),
     score="{first}-{last}",
     postcode=r"[1-9][0-9]{3} ?[A-Z]{2}",
     postcode_groups=(2, 2),
     postcode_cues=frozenset(["postcode"]),
     address_words=frozenset(
-        [
-            "straat",
-            "weg",
-            "laan",
-            "plein",
-            "gracht",
-            "kade",
-            "dijk",
-            "singel",
-            "steeg",
-            "hof",
-            "pad",
-            "huisnummer",
-            "appartement",
-            "flat",
-            "verdieping",
-        ]
+        _words(
+            "straat weg laan plein gracht kade dijk singel steeg hof pad huisnummer "
+            "appartement flat verdieping"
+        )
     ),
-    room_words=frozenset(
-        [
-            "lokaal",
-            "kamer",
-            "zaal",
-            "ruimte",
-            "kantoor",
-            "deur",
-            "verdieping",
-            "gebouw",
-        ]
-    ),
+    room_words=frozenset(_words("lokaal kamer zaal ruimte kantoor deur verdieping gebouw")),
     abbreviations=(
         A("app.", "appartement"),
         A("verd.", "verdieping"),
@@ -382,5 +361,20 @@ LANGUAGE = Language(
         A("evt.", "eventueel"),
         A("max.", "maximaal", before_digit=True),
         A("min.", "minimaal", before_digit=True),
+    ),
+    magnitudes={
+        "k": Magnitude(3, _same("duizend"), glued=True),
+        "M": Magnitude(6, _same("miljoen"), glued=True),
+        "mln": Magnitude(6, _same("miljoen")),
+        "mld": Magnitude(9, _same("miljard")),
+    },
+    by_word="bij",
+    multiplier=_same("keer"),
+    decade_cues=frozenset(["jaren"]),
+    roman=RomanWords(
+        regnal="de {number}",
+        capital=True,
+        century_words=frozenset(["eeuw", "eeuwen"]),
+        cardinal_cues=frozenset(_words("deel hoofdstuk akte fase seizoen")),
     ),
 )

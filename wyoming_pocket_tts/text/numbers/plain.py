@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from .amounts import VULGAR_FRACTIONS
-from .context import SPACE, Context, Pass, after, alternation, before, place
+from .context import CONTEXT, SPACE, Context, Pass, after, alternation, before, place
 from .spelling import apply_fixes, compile_fixes
 
 SYMBOLS = "%‰€$£¥°℃℉−½¼¾⅓⅔⅛"  # noqa: RUF001
@@ -29,24 +29,32 @@ def ordinal(c: Context) -> Pass | None:
             words = c.words.spell.ordinal(number)
             if lang.ordinal_suffixes.get(suffix) == "f":
                 words = apply_fixes(words, feminine)
-            elif apocope and (c.gender(match) or "").startswith("m"):
+            elif apocope and (c.gender(match) or "").startswith("m") and not _letter_next(match):
                 words = apply_fixes(words, apocope)  # "el 1.º piso" -> "el primer piso"
         return place(match, words)
 
     return c.compile(pattern, read)
 
 
+def _letter_next(match: re.Match[str]) -> bool:
+    """Spanish "3.º B": a door letter is no noun, so the ordinal keeps its full form."""
+    return re.match(r"[ \u00a0]+[A-Z](?![\w])", after(match)) is not None
+
+
 def ordinal_dot(c: Context) -> Pass | None:
-    """German "am 1. Mai", "der 3. Platz": an ordinal after a cue word."""
+    """German "am 1. Mai", "der 3. Platz", "ihren 40. Geburtstag", "Montag, den 3.", "Mittwoch
+    1. Advent": an ordinal after a cue word or a weekday."""
     lang = c.language
     if not lang.ordinal_dot_cues:
         return None
-    cues = alternation(lang.ordinal_dot_cues)
-    pattern = rf"(?i:\b({cues}))\s([0-9]{{1,3}})\.(?=\s+[^\W\d_])"
+    cues = alternation([*lang.ordinal_dot_cues, *lang.weekdays.values()])  # "Mittwoch 1. Advent"
+    pattern = rf"(?i:\b({cues}))(,?\s)([0-9]{{1,3}})\.(?:(?=\s+[^\W\d_])|(\s*$))"
 
     def read(match: re.Match[str]) -> str:
-        cue = match.group(1)
-        return f"{cue} {c.words.inflected_ordinal(int(match.group(2)), cue)}"
+        cue, space, number, end = match.groups()
+        said_before = match.string[max(0, match.start(3) - CONTEXT) : match.start(3)]
+        spoken = f"{cue}{space}{c.words.inflected_ordinal(int(number), said_before)}"
+        return spoken if end is None else f"{spoken}.{end}"  # "Montag, den 3.": ends too
 
     return c.compile(pattern, read)
 
@@ -82,6 +90,12 @@ def unsaid_sign_after(c: Context) -> Pass | None:
         return "" if sign in cues[match.group(2).lower()] else match.group(1)
 
     return c.compile(pattern, read)
+
+
+def plus_between(c: Context) -> Pass:
+    """ "45+3" (stoppage time), "45′+2", French "45e+3": a plus between numbers is said."""  # noqa: RUF002
+    pattern = r"(?=\+)(?:(?<=[0-9])|(?<=[0-9]['′e]))\+(?=[0-9])"  # noqa: RUF001
+    return c.compile(pattern, lambda _: f" {c.language.plus} ")
 
 
 def _is_score(c: Context, match: re.Match[str]) -> bool:

@@ -1,6 +1,15 @@
 """Portuguese reading tables (European spelling where it differs; Brazilians read it alike)."""
 
-from .tables import Abbreviation, Currency, Genders, Language, Noun, TimeWords
+from .tables import (
+    Abbreviation,
+    Currency,
+    Genders,
+    Language,
+    Magnitude,
+    Noun,
+    RomanWords,
+    TimeWords,
+)
 
 A = Abbreviation
 
@@ -31,6 +40,14 @@ LANGUAGE = Language(
         "°": Noun("grau", "graus"),
         "%": Noun("por cento", "por cento"),
         "‰": Noun("por mil", "por mil"),
+        "mg": Noun("miligrama", "miligramas"),
+        "µg": Noun("micrograma", "microgramas"),
+        "kWp": Noun("quilowatt-pico", "quilowatts-pico"),
+        "Bft": Noun("Beaufort", "Beaufort"),
+        "c. de sopa": Noun("colher de sopa", "colheres de sopa", F),
+        "c. de chá": Noun("colher de chá", "colheres de chá", F),
+        "c. sopa": Noun("colher de sopa", "colheres de sopa", F),
+        "c. chá": Noun("colher de chá", "colheres de chá", F),
         "W": Noun("watt", "watts"),
         "kW": Noun("quilowatt", "quilowatts"),
         "MW": Noun("megawatt", "megawatts"),
@@ -226,32 +243,14 @@ LANGUAGE = Language(
     postcode_groups=(4, 3),
     postcode_cues=frozenset(["postal"]),
     address_words=frozenset(
-        [
-            "rua",
-            "avenida",
-            "praça",
-            "travessa",
-            "largo",
-            "estrada",
-            "alameda",
-            "apartamento",
-            "bloco",
-            "andar",
-            "porta",
-            "lote",
-        ]
+        _words(
+            "rua avenida praça travessa largo estrada alameda apartamento bloco andar porta lote"
+        )
     ),
-    room_words=frozenset(
-        [
-            "sala",
-            "gabinete",
-            "quarto",
-            "porta",
-            "piso",
-            "edifício",
-        ]
-    ),
+    room_words=frozenset(_words("sala gabinete quarto porta piso edifício")),
     abbreviations=(
+        A("q.b.", "quanto baste"),
+        A("D.", "Dom", before_name=True, feminine="Dona"),
         A("R.", "Rua", before_name=True),
         A("Pç.", "Praça"),
         A("Trav.", "Travessa"),
@@ -281,5 +280,21 @@ LANGUAGE = Language(
         A("tel.", "telefone"),
         A("máx.", "máximo", before_digit=True),
         A("mín.", "mínimo", before_digit=True),
+    ),
+    magnitudes={
+        "k": Magnitude(3, Noun("mil", "mil"), glued=True),
+        "M": Magnitude(6, Noun("milhão", "milhões"), glued=True),
+        "mi": Magnitude(6, Noun("milhão", "milhões")),
+        "bi": Magnitude(9, Noun("bilhão", "bilhões")),
+    },
+    magnitude_of="de",
+    by_word="por",
+    multiplier=Noun("vez", "vezes", F),
+    decade_cues=frozenset(["anos"]),
+    roman=RomanWords(
+        ordinal_up_to=10,
+        century_words=frozenset(["século", "séculos"]),
+        century_ordinal_up_to=10,
+        cardinal_cues=frozenset(_words("capítulo tomo parte ato volume fase temporada")),
     ),
 )

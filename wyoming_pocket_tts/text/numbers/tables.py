@@ -47,6 +47,42 @@ class Abbreviation:
     before_name: bool = False
     after_name: bool = False
     can_end: bool = False
+    compound: bool = False
+    """Also the end of a longer word: German "Hauptstr." -> "Hauptstraße"."""
+    feminine: str = ""
+    """Said instead before a name the language's endings call feminine: Portuguese "D. Maria"
+    -> "Dona", "D. Pedro" -> "Dom"."""
+
+
+@dataclass(frozen=True)
+class Magnitude:
+    """A written scale after a number ("k", "Mio.", "mld"): its power of ten and its name."""
+
+    power: int
+    noun: Noun
+    glued: bool = False
+    """Only glued to the number ("8k", "2.3M"), or before a currency ("3,5 M€", "1,8 M de")."""
+
+
+@dataclass(frozen=True)
+class RomanWords:
+    """How a Roman numeral after a ruler's name or before a century is said.
+
+    `regnal` is a template with {number} ("the {number}" -> "Henry the Eighth"); rulers up to
+    `ordinal_up_to` get the ordinal, the rest the cardinal (Spanish "Carlos tercero" but
+    "Alfonso trece", French only "premier"). `regnal_cases`: German "dem {number}n" after a
+    dative word. Centuries follow the same rule with `century_ordinal_up_to`."""
+
+    regnal: str = "{number}"
+    ordinal_up_to: int = 1000
+    capital: bool = False
+    regnal_cases: dict[str, str] = field(default_factory=dict)
+    regnal_feminine: str = ""
+    """After a queen's name, where it differs: German "die {number}"."""
+    century_words: frozenset[str] = frozenset()
+    century_ordinal_up_to: int = 1000
+    cardinal_cues: frozenset[str] = frozenset()
+    """Words after which a numeral is a plain cardinal ("World War II", "Part IV")."""
 
 
 @dataclass(frozen=True)
@@ -238,6 +274,25 @@ class Language:
     """How a score is said."""
     decades: bool = False
     """English "1990s" -> "nineteen nineties"."""
+    decade_cues: frozenset[str] = frozenset()
+    """Words before "'60" or "80" that make it a decade ("anni", "jaren"), said as a cardinal."""
+    decade_suffix: str = ""
+    """German "70er", "60ern", "80er-Jahre": the ending said after the decade's cardinal."""
+    magnitudes: dict[str, Magnitude] = field(default_factory=dict)
+    """ "k", "M", "Mio.", "mld": scales written after a number."""
+    magnitude_of: str = ""
+    """Said between a scale and the currency it counts: "millions d'euros", "milioni di euro"."""
+    by_word: str = ""
+    """Said between dimensions: "4 x 5 m" -> "four by five meters"."""
+    multiplier: Noun | None = None
+    """ "5×", "3x": "five times", "tres veces" (the number agrees with it)."""  # noqa: RUF001
+    multiplier_glued: bool = False
+    """German "dreimal": the number and the word are one."""
+    roman: RomanWords | None = None
+    house_pairs: bool = False
+    """American house numbers: "2140 Oak St" -> "twenty-one forty"."""
+    product_names: dict[str, str] = field(default_factory=dict)
+    """Names with digits said their own way ("Xbox 360" -> "Xbox three sixty")."""
     digits_separator: str = ", "
     pair_phone_groups: bool = False
     """French phone numbers are read in pairs ("zéro six, douze, ...")."""

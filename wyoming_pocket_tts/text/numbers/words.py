@@ -56,6 +56,7 @@ class Words:
     def __init__(self, language: Language) -> None:
         self.language = language
         self.spell = Speller(language)
+        self._weekdays = frozenset(day.lower() for day in language.weekdays.values())
         self._gender_fixes = {
             gender: compile_fixes(fixes) for gender, fixes in language.gender_fixes.items()
         }
@@ -121,10 +122,12 @@ class Words:
         return self.cardinal(day)
 
     def inflected_ordinal(self, number: int, before: str) -> str:
-        """German: "am ersten", "der erste", "erster Dezember"."""
+        """German: "am ersten", "der erste", "erster Dezember", "am Montag, ersten Mai"."""
         lang = self.language
         previous = re.search(r"(\w+)\W*$", before)
         word = previous.group(1).lower() if previous else ""
+        if previous and word in self._weekdays:  # "am Montag, 3. Mai": as after "am"
+            return self.inflected_ordinal(number, before[: previous.start()])
         ending = lang.ordinal_dot_cues.get(word, lang.ordinal_dot_default)
         return self.spell.ordinal(number) + ending
 
