@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import numpy as np
 from wyoming.audio import AudioChunk, AudioStart, AudioStop
@@ -36,6 +37,7 @@ from wyoming.tts import (
 
 from testkit.zygote import ForkedProcess, start_python
 from wyoming_pocket_tts.cli import parse_settings
+from wyoming_pocket_tts.engine.tuning import timing, tuned
 from wyoming_pocket_tts.server import TtsServer
 
 READ_TIMEOUT = 30.0
@@ -343,8 +345,21 @@ class ServerProcess:
 
 TIMED_FRAMES = 4
 """Frames of the timed generation that ends each model load in `running_server` (the server's
-own count is `engine.timing.FRAMES`, 20): the start's speed figures are not what those tests
-assert, and the 16 frames fewer spare about 0.15 s of CPU per start here (0.49 -> 0.34 s)."""
+own count is `engine.tuning.timing.FRAMES`, 20): the start's speed figures are not what those
+tests assert, and the 16 frames fewer spare about 0.15 s of CPU per start here (0.49 -> 0.34 s)."""
+
+
+@contextlib.contextmanager
+def short_timing(frames: int | None, rounds: int | None = None) -> Iterator[None]:
+    """The model's timed generations cut to `frames` frames (`timing.FRAMES`), and the speed
+    comparison to `rounds` rounds (`tuned.ROUNDS`), in this process until the block ends; None
+    leaves the server's own count."""
+    with contextlib.ExitStack() as patches:
+        if frames is not None:
+            patches.enter_context(mock.patch.object(timing, "FRAMES", frames))
+        if rounds is not None:
+            patches.enter_context(mock.patch.object(tuned, "ROUNDS", rounds))
+        yield
 
 
 @contextlib.asynccontextmanager
@@ -354,22 +369,22 @@ async def running_server(
     """The real server in this process (to inspect its threads), on 127.0.0.1:<free port>.
 
     `server_settings` override `ServerSettings` fields that have no flag (the timeouts), so a
-    test of a timeout can make it short. `timed_frames` is `EngineSettings.timed_frames` (None:
-    the server's own count, for a test of the speed figures).
+    test of a timeout can make it short. Its timed generations run `timed_frames` frames
+    (`short_timing`; None: the server's own count, for a test of the speed figures).
     """
     settings = parse_settings(["--uri", "tcp://127.0.0.1:0", *fixed_quantization(args)])
     settings = dataclasses.replace(
         settings,
         server=dataclasses.replace(settings.server, **dict[str, Any](server_settings)),
-        engine=dataclasses.replace(settings.engine, timed_frames=timed_frames),
     )
     server = TtsServer(settings)
-    try:
-        await server.start()  # inside: a start that fails must still stop the loading thread
-        await asyncio.wait_for(server.wait_ready(), timeout=120)
-        yield server
-    finally:
-        await server.stop()
+    with short_timing(timed_frames):
+        try:
+            await server.start()  # inside: a start that fails must still stop the loading thread
+            await asyncio.wait_for(server.wait_ready(), timeout=120)
+            yield server
+        finally:
+            await server.stop()
 
 
 def pocket_tts_threads() -> list[str]:

@@ -125,9 +125,7 @@ class ModelPool:
         release_freed_memory()
 
     def _load(self, settings: ModelSettings) -> LoadedModel:
-        model, tuning = load_tuned_model(
-            settings, self._engine.data_dir, frames=self._engine.timed_frames
-        )
+        model, tuning = load_tuned_model(settings, self._engine.data_dir)
         self.loads += 1
         report_voice_cloning(model, self._failures, settings.code)
         self._threads = tuning.threads
