@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import logging
 import os
 import re
 import shutil
@@ -200,19 +201,62 @@ HANG_UP_TEXT = " ".join(["a hang-up in the middle of this long sentence"] * 5)
 """One long piece: a hang-up after its first audio lands in the middle of its frames."""
 
 
+class ConnectionLog(logging.Handler):
+    """What an in-process server's DEBUG lines say about its Wyoming connections, as they come:
+    how many are open (`server`'s "Connection from ... (N open)"), and each count of requests
+    unanswered on one connection (`protocol.replies`), in order."""
+
+    LOGGERS = ("wyoming_pocket_tts.server", "wyoming_pocket_tts.protocol.replies")
+    _OPEN = re.compile(r"^Connection from .* \((\d+) open\)$")
+    _UNANSWERED = re.compile(r"^Requests unanswered on this connection: (\d+)")
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.open = 0
+        """Connections open at the last line about one (0 before any)."""
+        self.unanswered: list[int] = []
+        """Each request's count of unanswered requests on its connection, once it is read."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        if match := self._OPEN.match(message):
+            self.open = int(match.group(1))
+        elif match := self._UNANSWERED.match(message):
+            self.unanswered.append(int(match.group(1)))
+
+
+@contextlib.contextmanager
+def connection_log() -> Iterator[ConnectionLog]:
+    """A `ConnectionLog` of this process's servers until the block ends (their loggers at DEBUG
+    meanwhile)."""
+    log = ConnectionLog()
+    loggers = [logging.getLogger(name) for name in ConnectionLog.LOGGERS]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.DEBUG)
+        logger.addHandler(log)
+    try:
+        yield log
+    finally:
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.removeHandler(log)
+            logger.setLevel(level)
+
+
 async def hang_up_mid_reply(server: TtsServer) -> float:
     """Ask `server` for `HANG_UP_TEXT`, hang up at its first audio, wait until the server has
-    dropped the connection and half a second more (anything still generating would run then);
+    closed the connection and half a second more (anything still generating would run then);
     when the client hung up (`time.monotonic`)."""
-    client = AsyncTcpClient("127.0.0.1", server.port or 0)
-    await client.connect()
-    await client.write_event(Synthesize(text=HANG_UP_TEXT).event())
-    await read_until(client, "audio-chunk")
-    await client.disconnect()
-    hung_up = time.monotonic()
-    deadline = hung_up + 10
-    while server.connections and time.monotonic() < deadline:
-        await asyncio.sleep(0.02)
+    with connection_log() as log:
+        client = AsyncTcpClient("127.0.0.1", server.port or 0)
+        await client.connect()
+        await client.write_event(Synthesize(text=HANG_UP_TEXT).event())
+        await read_until(client, "audio-chunk")
+        await client.disconnect()
+        hung_up = time.monotonic()
+        deadline = hung_up + 10
+        while log.open and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
     await asyncio.sleep(0.5)
     return hung_up
 
