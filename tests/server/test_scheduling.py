@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from wyoming.client import AsyncTcpClient
 from wyoming.event import Event, async_read_event
+from wyoming.info import Describe
 from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop
 
 from testkit.model_factory import SAMPLES_PER_FRAME, TinyModel
@@ -336,12 +337,14 @@ def test_shutdown_ends_running_queued_and_open_requests_with_an_error(
             await queued.write_event(Synthesize(text=LONG_TEXT).event())
             await stream.write_event(SynthesizeStart().event())
             await stream.write_event(SynthesizeChunk(text="No sentence has ended yet").event())
+            await stream.write_event(Describe().event())  # answered once the chunk is taken
+            opened = await read_until(stream, "info")
             await wait_until(lambda: server.engine.scheduler.in_care == 3, "3 in care")
             stopping = asyncio.create_task(server_context.__aexit__(None, None, None))
             replies = [
                 await read_until(running, AUDIO_STOP, first),
                 await read_until(queued, AUDIO_STOP),
-                await read_until(stream, "synthesize-stopped"),
+                await read_until(stream, "synthesize-stopped", opened),
             ]
             await stopping
             return replies
