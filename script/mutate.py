@@ -46,7 +46,7 @@ TARGETS: dict[str, Target] = {
         "wyoming_pocket_tts/engine/serving/scheduler.py",
         (
             "Scheduler.admit",
-            "Scheduler.add_text",
+            "Scheduler.add",
             "Scheduler.close",
             "Scheduler.cancel",
             "Scheduler.abandon",

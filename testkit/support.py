@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import logging
 import os
 import re
 import shutil
@@ -18,6 +19,7 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import numpy as np
 from wyoming.audio import AudioChunk, AudioStart, AudioStop
@@ -36,6 +38,7 @@ from wyoming.tts import (
 
 from testkit.zygote import ForkedProcess, start_python
 from wyoming_pocket_tts.cli import parse_settings
+from wyoming_pocket_tts.engine.tuning import timing, tuned
 from wyoming_pocket_tts.server import TtsServer
 
 READ_TIMEOUT = 30.0
@@ -198,19 +201,62 @@ HANG_UP_TEXT = " ".join(["a hang-up in the middle of this long sentence"] * 5)
 """One long piece: a hang-up after its first audio lands in the middle of its frames."""
 
 
+class ConnectionLog(logging.Handler):
+    """What an in-process server's DEBUG lines say about its Wyoming connections, as they come:
+    how many are open (`server`'s "Connection from ... (N open)"), and each count of requests
+    unanswered on one connection (`protocol.replies`), in order."""
+
+    LOGGERS = ("wyoming_pocket_tts.server", "wyoming_pocket_tts.protocol.replies")
+    _OPEN = re.compile(r"^Connection from .* \((\d+) open\)$")
+    _UNANSWERED = re.compile(r"^Requests unanswered on this connection: (\d+)")
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.open = 0
+        """Connections open at the last line about one (0 before any)."""
+        self.unanswered: list[int] = []
+        """Each request's count of unanswered requests on its connection, once it is read."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        if match := self._OPEN.match(message):
+            self.open = int(match.group(1))
+        elif match := self._UNANSWERED.match(message):
+            self.unanswered.append(int(match.group(1)))
+
+
+@contextlib.contextmanager
+def connection_log() -> Iterator[ConnectionLog]:
+    """A `ConnectionLog` of this process's servers until the block ends (their loggers at DEBUG
+    meanwhile)."""
+    log = ConnectionLog()
+    loggers = [logging.getLogger(name) for name in ConnectionLog.LOGGERS]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.DEBUG)
+        logger.addHandler(log)
+    try:
+        yield log
+    finally:
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.removeHandler(log)
+            logger.setLevel(level)
+
+
 async def hang_up_mid_reply(server: TtsServer) -> float:
     """Ask `server` for `HANG_UP_TEXT`, hang up at its first audio, wait until the server has
-    dropped the connection and half a second more (anything still generating would run then);
+    closed the connection and half a second more (anything still generating would run then);
     when the client hung up (`time.monotonic`)."""
-    client = AsyncTcpClient("127.0.0.1", server.port or 0)
-    await client.connect()
-    await client.write_event(Synthesize(text=HANG_UP_TEXT).event())
-    await read_until(client, "audio-chunk")
-    await client.disconnect()
-    hung_up = time.monotonic()
-    deadline = hung_up + 10
-    while server.connections and time.monotonic() < deadline:
-        await asyncio.sleep(0.02)
+    with connection_log() as log:
+        client = AsyncTcpClient("127.0.0.1", server.port or 0)
+        await client.connect()
+        await client.write_event(Synthesize(text=HANG_UP_TEXT).event())
+        await read_until(client, "audio-chunk")
+        await client.disconnect()
+        hung_up = time.monotonic()
+        deadline = hung_up + 10
+        while log.open and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
     await asyncio.sleep(0.5)
     return hung_up
 
@@ -343,8 +389,21 @@ class ServerProcess:
 
 TIMED_FRAMES = 4
 """Frames of the timed generation that ends each model load in `running_server` (the server's
-own count is `engine.timing.FRAMES`, 20): the start's speed figures are not what those tests
-assert, and the 16 frames fewer spare about 0.15 s of CPU per start here (0.49 -> 0.34 s)."""
+own count is `engine.tuning.timing.FRAMES`, 20): the start's speed figures are not what those
+tests assert, and the 16 frames fewer spare about 0.15 s of CPU per start here (0.49 -> 0.34 s)."""
+
+
+@contextlib.contextmanager
+def short_timing(frames: int | None, rounds: int | None = None) -> Iterator[None]:
+    """The model's timed generations cut to `frames` frames (`timing.FRAMES`), and the speed
+    comparison to `rounds` rounds (`tuned.ROUNDS`), in this process until the block ends; None
+    leaves the server's own count."""
+    with contextlib.ExitStack() as patches:
+        if frames is not None:
+            patches.enter_context(mock.patch.object(timing, "FRAMES", frames))
+        if rounds is not None:
+            patches.enter_context(mock.patch.object(tuned, "ROUNDS", rounds))
+        yield
 
 
 @contextlib.asynccontextmanager
@@ -354,22 +413,22 @@ async def running_server(
     """The real server in this process (to inspect its threads), on 127.0.0.1:<free port>.
 
     `server_settings` override `ServerSettings` fields that have no flag (the timeouts), so a
-    test of a timeout can make it short. `timed_frames` is `EngineSettings.timed_frames` (None:
-    the server's own count, for a test of the speed figures).
+    test of a timeout can make it short. Its timed generations run `timed_frames` frames
+    (`short_timing`; None: the server's own count, for a test of the speed figures).
     """
     settings = parse_settings(["--uri", "tcp://127.0.0.1:0", *fixed_quantization(args)])
     settings = dataclasses.replace(
         settings,
         server=dataclasses.replace(settings.server, **dict[str, Any](server_settings)),
-        engine=dataclasses.replace(settings.engine, timed_frames=timed_frames),
     )
     server = TtsServer(settings)
-    try:
-        await server.start()  # inside: a start that fails must still stop the loading thread
-        await asyncio.wait_for(server.wait_ready(), timeout=120)
-        yield server
-    finally:
-        await server.stop()
+    with short_timing(timed_frames):
+        try:
+            await server.start()  # inside: a start that fails must still stop the loading thread
+            await asyncio.wait_for(server.wait_ready(), timeout=120)
+            yield server
+        finally:
+            await server.stop()
 
 
 def pocket_tts_threads() -> list[str]:

@@ -1,6 +1,6 @@
 """Every error code a client may receive, in one place and one spelling (lower-case words joined
 by `-`), with the HTTP status each is answered with (`HTTP_STATUS`). The README's error tables
-mirror it (tests/units/test_errors.py checks them).
+mirror its groups below (tests/units/test_errors.py checks them).
 
 A Wyoming request can collect more than one: a *warning* says part of it was not spoken as asked
 (text cut at the limit, a stream that went quiet) while the rest was; a *failure* says it could not
@@ -28,7 +28,7 @@ NO_STREAM = "no-stream"
 UNSUPPORTED_EVENT = "unsupported-event"
 TOO_MANY_CONNECTIONS = "too-many-connections"
 
-# Refusals of the HTTP API (OpenAI's speech API).
+# Refusals of the HTTP API (OpenAI's speech API), listed in its README table.
 UNKNOWN_VOICE = "unknown-voice"
 EMPTY_INPUT = "empty-input"
 INPUT_TOO_LONG = "input-too-long"
@@ -41,6 +41,9 @@ BODY_TOO_LARGE = "body-too-large"
 INVALID_TOKEN = "invalid-api-key"
 API_OFF = "api-off"
 ORIGIN_NOT_ALLOWED = "origin-not-allowed"
+
+# Answers of the HTTP server itself (an unknown path or method, and what aiohttp reports), left
+# out of the HTTP API's README table.
 NOT_FOUND = "not-found"
 METHOD_NOT_ALLOWED = "method-not-allowed"
 HTTP_ERROR = "http-error"
@@ -71,18 +74,6 @@ TOO_LARGE = "too-large"
 TOO_LONG = "too-long"
 
 WARNINGS = frozenset({TEXT_TOO_LONG, STREAM_TIMEOUT})
-WYOMING = frozenset({
-    TEXT_TOO_LONG, STREAM_TIMEOUT, BUSY, SHUTDOWN, MODEL_UNAVAILABLE, SYNTHESIS_FAILED,
-    BAD_REQUEST, BAD_EVENT, NO_STREAM, UNSUPPORTED_EVENT, TOO_MANY_CONNECTIONS,
-})  # fmt: skip
-"""The codes a Wyoming client may receive."""
-API = frozenset({
-    UNKNOWN_VOICE, EMPTY_INPUT, INPUT_TOO_LONG, UNSUPPORTED_FORMAT, UNSUPPORTED_SPEED,
-    INVALID_VALUE, INVALID_JSON, INVALID_TOKEN, API_OFF, BODY_TOO_LARGE, WRONG_CONTENT_TYPE, BUSY,
-    SHUTDOWN, SYNTHESIS_FAILED, MODEL_UNAVAILABLE, ORIGIN_NOT_ALLOWED,
-})  # fmt: skip
-"""The codes of the HTTP API's refusals that its README table lists (besides aiohttp's own
-`not-found`, `method-not-allowed`, `http-error` and `internal-error`)."""
 
 HTTP_STATUS: dict[str, int] = {
     BUSY: 503,
@@ -129,11 +120,6 @@ HTTP_STATUS: dict[str, int] = {
     TOO_LONG: 413,
 }
 """The HTTP status of each code an HTTP client (API or studio) may receive."""
-
-CODES = frozenset(
-    value for name, value in globals().items() if name.isupper() and isinstance(value, str)
-)
-"""Every code above."""
 
 
 @dataclass(frozen=True)

@@ -74,11 +74,6 @@ class Line:
         self._intake = intake
         self._listener = Listener()
 
-    @property
-    def unread(self) -> int:
-        """Bytes of audio made for this line and not yet read from its sessions."""
-        return self._listener.unread
-
     async def open(
         self,
         name: object = None,

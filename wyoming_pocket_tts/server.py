@@ -72,11 +72,6 @@ class TtsServer:
         host = f"[{uri.hostname}]" if ":" in (uri.hostname or "") else uri.hostname
         return f"tcp://{host}:{self.port}"
 
-    @property
-    def connections(self) -> list[TtsEventHandler]:
-        """The handlers of the open connections."""
-        return list(self._handlers.values())
-
     async def start(self) -> None:
         """Start loading the model and open the port; requests queue behind the warm-up."""
         self.engine.start()
@@ -132,10 +127,13 @@ class TtsServer:
         task = asyncio.current_task()
         assert task is not None
         self._handlers[task] = handler
+        peer = writer.get_extra_info("peername")
+        _LOGGER.debug("Connection from %s (%d open)", peer, len(self._handlers))
         try:
             await handler.run()
         finally:
             del self._handlers[task]
+            _LOGGER.debug("Connection from %s closed (%d open)", peer, len(self._handlers))
 
 
 async def _refuse(writer: asyncio.StreamWriter) -> None:

@@ -133,9 +133,6 @@ class EngineSettings:
     """Loudness normalisation; None leaves the samples exactly as pocket-tts makes them."""
     speech: SpeechSettings = field(default_factory=SpeechSettings)
     """Speaking rate, pauses and lead-in."""
-    timed_frames: int | None = None
-    """Frames of the timed generation that ends each model load, and of each configuration the
-    speed comparison times (None: `engine.timing.FRAMES`). No flag: tests shorten it."""
 
     @property
     def default_model(self) -> ModelSettings:

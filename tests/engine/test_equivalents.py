@@ -15,6 +15,7 @@ import pytest
 import torch
 
 from testkit.model_factory import TinyModel, build_tiny_model
+from testkit.support import short_timing
 from wyoming_pocket_tts.engine.model.equivalents import (
     GEMM_MAX_VALUES,
     MatmulConvTranspose1d,
@@ -126,7 +127,8 @@ def test_every_loaded_model_gets_the_equivalents(
     caplog.set_level(logging.INFO, logger="wyoming_pocket_tts.engine.model.loading")
     for quantize in (True, False):
         settings = ModelSettings(model=None, config=str(lsd_model.config_path), quantize=quantize)
-        model, _ = load_tuned_model(settings, tmp_path, frames=3, rounds=1)
+        with short_timing(3, rounds=1):
+            model, _ = load_tuned_model(settings, tmp_path)
         assert isinstance(model.flow_lm.flow_net.time_embed[0], RememberedTimeEmbedding)
         assert any(isinstance(m, MatmulConvTranspose1d) for m in model.mimi.modules())
     assert caplog.text.count("time embeddings kept, small transposed convolutions") == 2

@@ -18,6 +18,7 @@ import pytest
 from pocket_tts import TTSModel
 
 from testkit.model_factory import TinyModel
+from testkit.support import short_timing
 from wyoming_pocket_tts.engine.model import int8 as speedups
 from wyoming_pocket_tts.engine.tuning import tuned as tuning
 from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT, empty_voice
@@ -80,7 +81,8 @@ def test_int8_settings_load_with_the_int8_mimi_decoder(
         settings = ModelSettings(
             model=None, config=str(endless_model.config_path), quantize=quantize
         )
-        model, result = load_tuned_model(settings, tmp_path, frames=3, rounds=1)
+        with short_timing(3, rounds=1):
+            model, result = load_tuned_model(settings, tmp_path)
         assert speedups.is_mimi_decoder_int8(model) is quantize
         assert ("Mimi's decoder int8" in result.reason) is quantize
 
@@ -96,7 +98,8 @@ def test_without_an_int8_engine_the_decoder_stays_fp32(
     caplog.set_level(logging.INFO, logger=speedups.__name__)
     settings = ModelSettings(model=None, config=str(endless_model.config_path), quantize=None)
     monkeypatch.setattr(tuning, "usable_cores", lambda: 1)
-    model, result = load_tuned_model(settings, tmp_path, frames=3, rounds=1)
+    with short_timing(3, rounds=1):
+        model, result = load_tuned_model(settings, tmp_path)
     assert not speedups.is_mimi_decoder_int8(model)
     assert "no int8 engine" in caplog.text
     if result.settings.quantize:  # the speed line says which decoder runs

@@ -19,7 +19,7 @@ import pytest
 import torch
 
 from testkit.model_factory import TinyModel
-from testkit.support import ServerProcess, synthesize
+from testkit.support import ServerProcess, short_timing, synthesize
 from tests.conftest import model_args
 from wyoming_pocket_tts.engine.model.int8 import int8_unavailable
 from wyoming_pocket_tts.engine.tuning import decisions
@@ -72,7 +72,8 @@ def test_without_int8_every_setting_loads_fp32_with_one_warning(
         assert [c.quantize for c in tuning.candidates(settings)] == [False] * len(
             tuning.candidates(settings)
         )
-        model, result = load_tuned_model(settings, tmp_path / "data", frames=2, rounds=1)
+        with short_timing(2, rounds=1):
+            model, result = load_tuned_model(settings, tmp_path / "data")
         assert result.settings.quantize is False
         assert not any("quantized" in type(m).__module__ for m in model.modules())
         assert ("no int8 in this torch" in result.reason) is (quantize is not False)
@@ -90,7 +91,8 @@ def test_a_saved_int8_decision_is_measured_again_without_int8(
     store = decisions.DecisionStore(tmp_path / "tuning")
     choice = Choice(Config(1, True), "injected", 0.5, 0.1)
     store.write(decisions.host_key(settings), choice, {"int8 x1": Speed(0.05, 3.0)})
-    _, result = load_tuned_model(settings, tmp_path, frames=2, rounds=1)
+    with short_timing(2, rounds=1):
+        _, result = load_tuned_model(settings, tmp_path)
     assert result.settings.quantize is False and "measured now" in result.reason
     assert store.read(decisions.host_key(settings))["quantize"] is False
 

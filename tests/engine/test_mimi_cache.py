@@ -20,6 +20,7 @@ from pocket_tts.modules.attention import StreamingMultiheadAttention
 from pocket_tts.modules.stateful_module import init_states
 
 from testkit.model_factory import TinyModel
+from testkit.support import short_timing
 from wyoming_pocket_tts.engine.model.mimi_cache import UnfilledKVCache, skip_mimi_cache_fill
 from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT, SHORT_TEXT, empty_voice
 from wyoming_pocket_tts.engine.tuning.tuned import load_tuned_model
@@ -42,7 +43,8 @@ def models(request: pytest.FixtureRequest, endless_model: TinyModel) -> tuple[TT
     settings = ModelSettings(
         model=None, config=str(endless_model.config_path), quantize=request.param
     )
-    served, _ = load_tuned_model(settings, None, frames=2)
+    with short_timing(2):
+        served, _ = load_tuned_model(settings, None)
     assert all(type(m) is UnfilledKVCache for m in _attention(served.mimi))
     reference = copy.deepcopy(served)
     for layer in _attention(reference.mimi):
@@ -142,7 +144,8 @@ def test_every_model_the_server_loads_skips_the_fill(
     model loaded with a saved decision, has the unfilled caches."""
     settings = ModelSettings(model=None, config=str(endless_model.config_path), quantize=None)
     for _ in range(2):  # measured, then from the saved decision
-        model, _ = load_tuned_model(settings, tmp_path, frames=2, rounds=1)
+        with short_timing(2, rounds=1):
+            model, _ = load_tuned_model(settings, tmp_path)
         layers = _attention(model.mimi)
         assert layers and all(type(m) is UnfilledKVCache for m in layers)
         assert all(type(m) is StreamingMultiheadAttention for m in _attention(model.flow_lm))

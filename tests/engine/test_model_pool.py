@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import logging
 import weakref
 from collections.abc import Callable
 from typing import Any, cast
@@ -22,6 +23,9 @@ from wyoming_pocket_tts.engine.serving.pool import ModelPool, ModelUnavailable
 from wyoming_pocket_tts.settings import EngineSettings, ModelSettings
 from wyoming_pocket_tts.voices.catalog import LoadFailures
 
+LOADING_LOGGER = "wyoming_pocket_tts.engine.model.loading"
+"""Its "Loaded model" line is logged once per load (reloads after an unload count again)."""
+
 
 def pool_of(tiny_model: TinyModel, max_models: int, *codes: str) -> ModelPool:
     models = tuple(
@@ -33,8 +37,13 @@ def pool_of(tiny_model: TinyModel, max_models: int, *codes: str) -> ModelPool:
 
 
 def test_the_least_recently_used_model_is_unloaded_and_garbage(
-    tiny_model: TinyModel, monkeypatch: pytest.MonkeyPatch
+    tiny_model: TinyModel, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO, logger=LOADING_LOGGER)
+
+    def loads() -> int:
+        return caplog.text.count("Loaded model")
+
     released: list[str] = []
     real_release = models_module.release_freed_memory
 
@@ -47,16 +56,16 @@ def test_the_least_recently_used_model_is_unloaded_and_garbage(
     english = weakref.ref(pool.get("en").model)
     french = weakref.ref(pool.get("fr").model)
     assert pool.get("en").model is english()  # already loaded: no load, and now most recent
-    assert pool.loaded() == ["fr", "en"] and pool.loads == 2
+    assert pool.loaded() == ["fr", "en"] and loads() == 2
     pool.get("de")
-    assert pool.loaded() == ["en", "de"] and pool.loads == 3
+    assert pool.loaded() == ["en", "de"] and loads() == 3
     assert len(released) == 1, "the freed memory is handed back to the system at each unload"
     gc.collect()
     assert french() is None, "the unloaded model is still referenced: its memory never comes back"
     assert english() is not None
     assert pool.peek("fr") is None and pool.peek("en") is not None
     pool.get("fr")
-    assert pool.loaded() == ["de", "fr"] and pool.loads == 4
+    assert pool.loaded() == ["de", "fr"] and loads() == 4
 
 
 def test_one_model_slot_holds_one_model(tiny_model: TinyModel) -> None:

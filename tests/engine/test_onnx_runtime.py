@@ -48,7 +48,7 @@ from wyoming_pocket_tts.engine.onnx import cache as runtime
 from wyoming_pocket_tts.engine.onnx import child as export_process
 from wyoming_pocket_tts.engine.onnx.attention import from_pocket_state, to_pocket_state
 from wyoming_pocket_tts.engine.onnx.export import Graphs
-from wyoming_pocket_tts.engine.onnx.model import runs_graphs, use_graphs
+from wyoming_pocket_tts.engine.onnx.model import GraphFlowLM, use_graphs
 from wyoming_pocket_tts.engine.onnx.sessions import LMGraph
 from wyoming_pocket_tts.engine.tuning import comparison
 from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT, Speed, empty_voice
@@ -246,7 +246,9 @@ def test_graphs_speak_as_torch_does(
     they run released (empty: nothing falls back on them unseen)."""
     reference = endless_model.load()
     graphs = graph_model(endless_model, exported, settings, int8)
-    assert runs_graphs(graphs) and not runs_graphs(reference)
+    assert isinstance(graphs.flow_lm, GraphFlowLM) and not isinstance(
+        reference.flow_lm, GraphFlowLM
+    )
     held = [graphs.flow_lm.transformer, graphs.flow_lm.flow_net, graphs.mimi.decoder]
     assert sum(p.numel() for module in held for p in module.parameters()) == 0
     assert sum(p.numel() for p in graphs.mimi.encoder.parameters()) > 0  # voices: torch
@@ -301,7 +303,7 @@ def test_the_cache_is_used_and_a_version_change_exports_again(
     model = endless_model.load()
     with caplog.at_level(logging.INFO, logger=runtime.__name__):
         assert runtime.onnx_or_torch(model, settings, exported, False, 1) == "onnx fp32"
-    assert "Export" not in caplog.text and runs_graphs(model)
+    assert "Export" not in caplog.text and isinstance(model.flow_lm, GraphFlowLM)
     folder = runtime.graph_folder(exported, settings)
     original = runtime.installed_version
     for package in ("pocket-tts", "torch", "onnx", "onnxruntime"):
@@ -337,7 +339,7 @@ def test_a_graph_that_does_not_load_leaves_torch_and_is_not_tried_again(
     with caplog.at_level(logging.WARNING):
         assert runtime.onnx_or_torch(model, settings, data, False, 1) is None
     assert [r.getMessage()[: len(FALLBACK)] for r in caplog.records] == [FALLBACK]
-    assert not runs_graphs(model) and (folder / runtime.FAILED).is_file()
+    assert not isinstance(model.flow_lm, GraphFlowLM) and (folder / runtime.FAILED).is_file()
     caplog.clear()
     started = time.monotonic()
     with caplog.at_level(logging.WARNING):
@@ -410,7 +412,7 @@ def test_without_onnxruntime_the_model_stays_torch(
     with caplog.at_level(logging.WARNING):
         assert runtime.onnx_or_torch(model, settings, data, False, 1) is None
     assert [r.getMessage()[: len(FALLBACK)] for r in caplog.records] == [FALLBACK]
-    assert "ModuleNotFoundError" in caplog.text and not runs_graphs(model)
+    assert "ModuleNotFoundError" in caplog.text and not isinstance(model.flow_lm, GraphFlowLM)
     assert not (runtime.graph_folder(data, settings) / runtime.FAILED).exists()  # tried again
 
 
@@ -561,7 +563,7 @@ def test_auto_times_the_graphs_against_torch_when_idle_and_the_next_start_keeps_
 
     def injected(model: TTSModel, *args: object, **kwargs: object) -> Speed:
         real(model, *args, **kwargs)  # type: ignore[arg-type]
-        if not runs_graphs(model):
+        if not isinstance(model.flow_lm, GraphFlowLM):
             return Speed(0.2, 5.0)
         return Speed(0.1 if graphs_faster else 0.4, 5.0)
 

@@ -21,7 +21,7 @@ from pocket_tts import TTSModel
 
 from bench.tuning import parse_decision
 from testkit.model_factory import TinyModel, build_tiny_model
-from testkit.support import ServerProcess, running_server, synthesize
+from testkit.support import ServerProcess, running_server, short_timing, synthesize
 from tests.conftest import model_args
 from wyoming_pocket_tts.cli import parse_settings
 from wyoming_pocket_tts.engine.chunking import chunks
@@ -60,7 +60,8 @@ def timings(caplog: pytest.LogCaptureFixture) -> list[str]:
 
 def load(config: Path, data: Path, quantize: bool | None = None) -> tuple[object, Tuning]:
     settings = ModelSettings(model=None, config=str(config), quantize=quantize)
-    return load_tuned_model(settings, data, frames=FRAMES, rounds=1)
+    with short_timing(FRAMES, rounds=1):
+        return load_tuned_model(settings, data)
 
 
 @pytest.fixture
@@ -329,7 +330,8 @@ def test_fixed_threads_are_obeyed_without_measuring(
     settings = ModelSettings(
         model=None, config=str(tiny_model.config_path), quantize=True, threads=2
     )
-    _, result = load_tuned_model(settings, tmp_path / "data", frames=FRAMES, rounds=1)
+    with short_timing(FRAMES, rounds=1):
+        _, result = load_tuned_model(settings, tmp_path / "data")
     assert result.threads == torch.get_num_threads() == 2
     assert timings(caplog) == [] and "--threads 2" in result.reason
 
@@ -356,15 +358,15 @@ def test_threads_flag_rejects_other_values(capsys: pytest.CaptureFixture[str], v
 
 
 @pytest.mark.parametrize(("timed_frames", "expected"), [(2, 2), (None, timing.FRAMES)])
-def test_the_timed_frames_setting_reaches_the_start_s_timing_through_the_server(
+def test_the_start_s_timing_runs_timing_frames_read_when_the_model_loads(
     slim_model: TinyModel,
     voices: dict[str, Path],
     monkeypatch: pytest.MonkeyPatch,
     timed_frames: int | None,
     expected: int,
 ) -> None:
-    """`EngineSettings.timed_frames` goes from the server's settings through its model pool to
-    the timed generation at the end of the model's load (None: the server's own count)."""
+    """The timed generation at the end of the model's load runs `timing.FRAMES` frames,
+    read when the model loads, so a test that patches it (`short_timing`) shortens the start."""
     asked: list[int] = []
     real = tuning.time_serving
 

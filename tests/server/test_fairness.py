@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import logging
 import threading
 import time
 from collections.abc import Iterator
@@ -294,11 +295,13 @@ def test_slower_than_real_time_three_clients_take_turns_and_a_newcomer_goes_next
 
 
 def test_two_languages_in_one_model_slot_switch_in_turns_not_sentence_by_sentence(
-    endless_model: TinyModel, voices: dict[str, Path]
+    endless_model: TinyModel, voices: dict[str, Path], caplog: pytest.LogCaptureFixture
 ) -> None:
     """`--max-models 1`, two overlapping streams in two languages: each switch is a full load.
     Serving pieces by age alone loaded once per sentence (7 loads for 8 sentences). About 25 s:
-    the loads are what is counted, and each is a whole model load."""
+    the loads are what is counted (the "Loaded model" log line), and each is a whole model
+    load."""
+    caplog.set_level(logging.INFO, logger="wyoming_pocket_tts.engine.model.loading")
     sentences = 4
     args = [
         "--model-config", f"en={endless_model.config_path}",
@@ -318,9 +321,9 @@ def test_two_languages_in_one_model_slot_switch_in_turns_not_sentence_by_sentenc
     async def scenario() -> tuple[int, list[Reply]]:
         async with running_server(args) as server:
             port = server.port or 0
-            before = server.engine.models.loads
+            before = caplog.text.count("Loaded model")
             replies = await asyncio.gather(stream(port, "anna"), stream(port, "mamie"))
-            return server.engine.models.loads - before, list(replies)
+            return caplog.text.count("Loaded model") - before, list(replies)
 
     loads, replies = asyncio.run(scenario())
     assert all(not reply.errors and reply.audio for reply in replies)

@@ -1,8 +1,9 @@
 """One engine, many clients: sentence-level scheduling, bounded buffers, well-ended connections.
 
-Each test drives the real server (in this process, to read its connection count and buffers)
-over real TCP, with the endless tiny model so that audio lengths are exact. Every misbehaving
-client must leave the server with no connection of its own still open.
+Each test drives the real server (in this process, to read its DEBUG lines about its connections
+and to watch the audio it holds for a listener) over real TCP, with the endless tiny model so
+that audio lengths are exact. Every misbehaving client must leave the server with no connection
+of its own still open.
 """
 
 from __future__ import annotations
@@ -12,21 +13,39 @@ import json
 import math
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import pytest
 from wyoming.client import AsyncTcpClient
 from wyoming.event import Event, async_read_event
+from wyoming.info import Describe
 from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop
 
 from testkit.model_factory import SAMPLES_PER_FRAME, TinyModel
-from testkit.support import AUDIO_START, AUDIO_STOP, READ_TIMEOUT, Reply, read_until, running_server
+from testkit.support import (
+    AUDIO_START,
+    AUDIO_STOP,
+    READ_TIMEOUT,
+    ConnectionLog,
+    Reply,
+    connection_log,
+    read_until,
+    running_server,
+)
 from testkit.support import synthesize as synthesize_once
 from tests.conftest import model_args
+from wyoming_pocket_tts.engine.serving.request import Listener
 from wyoming_pocket_tts.protocol.replies import MAX_PENDING_REQUESTS
-from wyoming_pocket_tts.server import TtsServer
 
 LONG_TEXT = " ".join(["This long announcement keeps the engine busy for a while."] * 4)
+
+
+@pytest.fixture
+def connections() -> Iterator[ConnectionLog]:
+    """The server's own count of open connections and of a connection's unanswered requests."""
+    with connection_log() as log:
+        yield log
 
 
 def frame(event: dict) -> bytes:
@@ -58,7 +77,7 @@ def pcm(events: list[Event]) -> bytes:
 
 
 def test_half_closed_client_gets_all_its_audio_then_the_server_hangs_up(
-    endless_model: TinyModel, voices: dict[str, Path]
+    endless_model: TinyModel, voices: dict[str, Path], connections: ConnectionLog
 ) -> None:
     """`echo ... | nc -N host 10200`: end of input means "no more requests", not "gone"."""
     text = "Half closed clients still hear this."
@@ -72,8 +91,8 @@ def test_half_closed_client_gets_all_its_audio_then_the_server_hangs_up(
             writer.write_eof()
             events = await read_to_eof(reader)
             writer.close()
-            await wait_until(lambda: not server.connections, "the connection to close")
-            return len(reference.audio), events, len(server.connections)
+            await wait_until(lambda: not connections.open, "the connection to close")
+            return len(reference.audio), events, connections.open
 
     expected, events, left = asyncio.run(scenario())
     types = [e.type for e in events if e.type != "ping"]  # the liveness probe
@@ -118,7 +137,7 @@ def test_an_announcement_during_a_stalled_stream_waits_for_one_sentence_only(
 
 
 def test_abandoned_requests_free_their_queue_slots(
-    endless_model: TinyModel, voices: dict[str, Path]
+    endless_model: TinyModel, voices: dict[str, Path], connections: ConnectionLog
 ) -> None:
     """Clients that queue a request behind a long one and hang up (closed or reset)."""
 
@@ -140,11 +159,11 @@ def test_abandoned_requests_free_their_queue_slots(
                 await busy.write_event(Synthesize(text=LONG_TEXT).event())
                 long_reply = await read_until(busy, "audio-chunk")
                 await asyncio.gather(*(abandon(port, reset=n % 2 == 0) for n in range(8)))
-                await wait_until(lambda: len(server.connections) == 1, "abandoned connections")
+                await wait_until(lambda: connections.open == 1, "abandoned connections")
                 reply = await synthesize_once(port, "Am I served?")
                 await read_until(busy, AUDIO_STOP, long_reply)
-            await wait_until(lambda: not server.connections, "all connections to close")
-            return reply, len(server.connections)
+            await wait_until(lambda: not connections.open, "all connections to close")
+            return reply, connections.open
 
     reply, left = asyncio.run(scenario())
     assert not reply.errors and len(reply.audio) > 0
@@ -181,19 +200,24 @@ def test_speech_accepted_before_the_text_limit_is_spoken(
     assert streamed.types[-2:] == [AUDIO_STOP, "synthesize-stopped"]
 
 
-def _handler_of_peer(server: TtsServer, peer: tuple[str, int]):  # -> TtsEventHandler | None
-    for handler in server.connections:
-        if handler.writer.get_extra_info("peername") == peer:
-            return handler
-    return None
-
-
 def test_a_client_that_stops_reading_holds_bounded_audio_and_is_dropped(
-    endless_model: TinyModel, voices: dict[str, Path]
+    endless_model: TinyModel,
+    voices: dict[str, Path],
+    connections: ConnectionLog,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     bound = 100_000  # bytes; the default (2 MB) would need a minute of audio to show
+    most = 0  # the most audio a listener held unread, seen at each chunk the engine hands it
+    hand_over = Listener.add
 
-    async def scenario() -> tuple[int, int, Reply, int]:
+    def counted(listener: Listener, size: int) -> None:
+        nonlocal most
+        hand_over(listener, size)
+        most = max(most, listener.unread)
+
+    monkeypatch.setattr(Listener, "add", counted)
+
+    async def scenario() -> tuple[int, Reply, int]:
         async with running_server(model_args(endless_model, voices), write_timeout=3.0) as server:
             server.engine.scheduler.max_buffered = bound
             port = server.port or 0
@@ -204,26 +228,15 @@ def test_a_client_that_stops_reading_holds_bounded_audio_and_is_dropped(
             _, writer = await asyncio.open_connection(sock=sock)
             writer.write(synthesize_frame(" ".join([LONG_TEXT] * 3)))
             await writer.drain()
-            await wait_until(lambda: len(server.connections) == 1, "the connection")
-            handler = server.connections[0]
-            most = 0
-
-            async def watch() -> None:
-                nonlocal most
-                while True:
-                    most = max(most, handler.buffered_audio)
-                    await asyncio.sleep(0.01)
-
-            watcher = asyncio.create_task(watch())
+            await wait_until(lambda: connections.open == 1, "the connection")
             # Another client is served while the first one holds its audio.
             other = await synthesize_once(port, "Meanwhile, I am served.")
-            await wait_until(lambda: not server.connections, "the stuck client to be dropped")
-            watcher.cancel()
+            await wait_until(lambda: not connections.open, "the stuck client to be dropped")
             writer.transport.abort()
             chunk_bytes = max_chunk_bytes()
-            return most, chunk_bytes, other, len(server.connections)
+            return chunk_bytes, other, connections.open
 
-    most, chunk_bytes, other, left = asyncio.run(scenario())
+    chunk_bytes, other, left = asyncio.run(scenario())
     assert not other.errors and len(other.audio) > 0
     assert 0 < most <= bound + chunk_bytes, (most, bound, chunk_bytes)
     assert left == 0
@@ -236,7 +249,7 @@ def max_chunk_bytes() -> int:
 
 
 def test_a_client_that_hangs_up_with_a_full_pipeline_leaves_no_handler(
-    endless_model: TinyModel, voices: dict[str, Path]
+    endless_model: TinyModel, voices: dict[str, Path], connections: ConnectionLog
 ) -> None:
     async def scenario() -> tuple[int, int]:
         async with running_server(model_args(endless_model, voices, "--max-queue", "64")) as server:
@@ -244,13 +257,13 @@ def test_a_client_that_hangs_up_with_a_full_pipeline_leaves_no_handler(
             writer.write(synthesize_frame(LONG_TEXT) * (MAX_PENDING_REQUESTS + 4))
             await writer.drain()
             await wait_until(
-                lambda: any(h.pending_requests >= MAX_PENDING_REQUESTS for h in server.connections),
+                lambda: max(connections.unanswered, default=0) >= MAX_PENDING_REQUESTS,
                 "a full pipeline",
             )
-            most = max(h.pending_requests for h in server.connections)
+            most = max(connections.unanswered)
             writer.transport.abort()
-            await wait_until(lambda: not server.connections, "the handler to end")
-            return most, len(server.connections)
+            await wait_until(lambda: not connections.open, "the handler to end")
+            return most, connections.open
 
     most, left = asyncio.run(scenario())
     assert most == MAX_PENDING_REQUESTS
@@ -258,7 +271,7 @@ def test_a_client_that_hangs_up_with_a_full_pipeline_leaves_no_handler(
 
 
 def test_a_client_silent_after_one_request_is_dropped_after_the_idle_timeout(
-    endless_model: TinyModel, voices: dict[str, Path]
+    endless_model: TinyModel, voices: dict[str, Path], connections: ConnectionLog
 ) -> None:
     idle = 1.0
 
@@ -276,8 +289,8 @@ def test_a_client_silent_after_one_request_is_dropped_after_the_idle_timeout(
             assert await asyncio.wait_for(async_read_event(reader), READ_TIMEOUT) is None
             silent_for = time.monotonic() - answered
             writer.close()
-            await wait_until(lambda: not server.connections, "the connection to close")
-            return reply, silent_for, len(server.connections)
+            await wait_until(lambda: not connections.open, "the connection to close")
+            return reply, silent_for, connections.open
 
     reply, silent_for, left = asyncio.run(scenario())
     assert reply.audio
@@ -324,12 +337,14 @@ def test_shutdown_ends_running_queued_and_open_requests_with_an_error(
             await queued.write_event(Synthesize(text=LONG_TEXT).event())
             await stream.write_event(SynthesizeStart().event())
             await stream.write_event(SynthesizeChunk(text="No sentence has ended yet").event())
-            await wait_until(lambda: sum(h.pending_requests for h in server.connections) == 3, "3")
+            await stream.write_event(Describe().event())  # answered once the chunk is taken
+            opened = await read_until(stream, "info")
+            await wait_until(lambda: server.engine.scheduler.in_care == 3, "3 in care")
             stopping = asyncio.create_task(server_context.__aexit__(None, None, None))
             replies = [
                 await read_until(running, AUDIO_STOP, first),
                 await read_until(queued, AUDIO_STOP),
-                await read_until(stream, "synthesize-stopped"),
+                await read_until(stream, "synthesize-stopped", opened),
             ]
             await stopping
             return replies
@@ -362,7 +377,7 @@ def test_a_stray_synthesize_stop_is_answered_after_earlier_audio(
 
 
 def test_a_connections_pipelined_requests_take_one_place_in_line(
-    endless_model: TinyModel, voices: dict[str, Path]
+    endless_model: TinyModel, voices: dict[str, Path], connections: ConnectionLog
 ) -> None:
     """Only a connection's first request competes for the engine; the rest wait, admitted, in
     order: six pipelined requests are all served, and with `--max-queue 2` another client still
@@ -376,7 +391,7 @@ def test_a_connections_pipelined_requests_take_one_place_in_line(
                 first = await read_until(greedy, "audio-chunk")
                 for _ in range(5):
                     await greedy.write_event(Synthesize(text="A short one.").event())
-                await wait_until(lambda: server.connections[0].pending_requests == 6, "6 requests")
+                await wait_until(lambda: 6 in connections.unanswered, "6 requests")
                 in_line = server.engine.scheduler.in_care
                 other = await synthesize_once(port, "May I speak too?")
                 replies = [await read_until(greedy, AUDIO_STOP, first)]

@@ -15,6 +15,34 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "wyoming_pocket_tts"
 _ROW = re.compile(r"^\|(.*)\|\s*$")
 _CODE = re.compile(r"`([a-z][a-z_-]*)`")
+_DEFINITION = re.compile(r'^[A-Z_]+ = "(.*)"$')
+
+
+def _groups() -> dict[str, set[str]]:
+    """errors.py's codes by the comment line that heads their group ("Warnings: ...")."""
+    groups: dict[str, set[str]] = {}
+    heading = ""
+    for line in Path(errors.__file__).read_text(encoding="utf-8").splitlines():
+        if line.startswith("# "):
+            heading = line[2:]
+        elif match := _DEFINITION.match(line):
+            groups.setdefault(heading, set()).add(match.group(1))
+    return groups
+
+
+def _group(start: str) -> set[str]:
+    [codes] = [codes for heading, codes in _groups().items() if heading.startswith(start)]
+    return codes
+
+
+CODES = {value for name, value in vars(errors).items() if name.isupper() and isinstance(value, str)}
+"""Every code the module defines."""
+REQUEST_FAILURES = _group("Failures of a request")
+WYOMING = _group("Warnings") | REQUEST_FAILURES | _group("Failures of the Wyoming protocol")
+"""The codes a Wyoming client may receive."""
+API = (_group("Refusals of the HTTP API") | REQUEST_FAILURES) & set(errors.HTTP_STATUS)
+"""The codes the HTTP API's README table lists: its refusals, and a request's failures that
+HTTP answers too (not the HTTP server's own answers)."""
 
 
 def _tables() -> list[list[list[str]]]:
@@ -39,17 +67,19 @@ def _table(header: list[str]) -> list[list[str]]:
 
 
 def test_every_code_is_spelled_one_way() -> None:
-    assert errors.CODES, "the module lists its codes"
-    for code in errors.CODES:
+    assert len(CODES) > 40, "the module defines its codes"
+    assert set().union(*_groups().values()) == CODES, "each code in a group under its heading"
+    for code in CODES:
         assert re.fullmatch(r"[a-z]+(-[a-z]+)*", code), code
-    assert set(errors.HTTP_STATUS) <= errors.CODES
-    assert errors.WYOMING <= errors.CODES and set(errors.HTTP_STATUS) >= errors.API
+    assert set(errors.HTTP_STATUS) <= CODES and errors.WARNINGS <= WYOMING
+    assert {"busy", "bad-event"} <= WYOMING and {"busy", "unknown-voice"} <= API
+    assert "not-found" not in API and "bad-request" not in API
 
 
 def test_the_wyoming_table_lists_every_wyoming_code_and_its_kind() -> None:
     rows = _table(["`code`", "kind", "when"])
     listed = {_CODE.fullmatch(row[0]).group(1): row[1] for row in rows}  # type: ignore[union-attr]
-    assert set(listed) == errors.WYOMING
+    assert set(listed) == WYOMING
     for code, kind in listed.items():
         assert (kind == "warning") == (code in errors.WARNINGS), code
 
@@ -60,7 +90,7 @@ def test_the_http_table_gives_each_code_the_modules_status() -> None:
     for row in rows:
         for code in _CODE.findall(row[1]):
             listed[code] = int(row[0])
-    assert set(listed) == errors.API
+    assert set(listed) == API
     assert {code: errors.HTTP_STATUS[code] for code in listed} == listed
 
 

@@ -80,17 +80,17 @@ def test_the_request_that_runs_out_first_goes_first(clock: Clock, loop) -> None:
     newer, older = make(loop, "newer"), make(loop, "older")
     sched.admit(newer)
     sched.admit(older)
-    sched.add_text(older, "o1")
+    sched.add(older, Piece("o1"))
     clock.now += 1
-    sched.add_text(newer, "n1")
+    sched.add(newer, Piece("n1"))
     assert next_text(sched, warm) == (older, "o1")
     sched.done(older)
     # Ties go to the request admitted first.
     first, second = make(loop), make(loop)
     sched.admit(first)
     sched.admit(second)
-    sched.add_text(second, "s")
-    sched.add_text(first, "f")
+    sched.add(second, Piece("s"))
+    sched.add(first, Piece("f"))
     assert next_text(sched, warm) == (newer, "n1")
     sched.done(newer)
     assert next_text(sched, warm) == (first, "f")
@@ -101,10 +101,10 @@ def test_a_listener_with_audio_left_waits_for_one_without(clock: Clock, loop) ->
     playing, silent = make(loop, "playing"), make(loop, "silent")
     sched.admit(playing)
     sched.admit(silent)
-    sched.add_text(playing, "p2")
+    sched.add(playing, Piece("p2"))
     playing.listener.heard(10.0, clock.now)  # ten seconds of audio still to play
     clock.now += 5
-    sched.add_text(silent, "s1")
+    sched.add(silent, Piece("s1"))
     assert playing.runs_out_at == 110.0 and silent.runs_out_at == 105.0
     assert next_text(sched, warm) == (silent, "s1")
 
@@ -125,7 +125,7 @@ def long_texts(sched: Scheduler, loop, *names: str, pieces: int = 4) -> list[Spe
     for request in requests:
         sched.admit(request)
         for number in range(pieces):
-            sched.add_text(request, f"{request.voice.name}{number}")
+            sched.add(request, Piece(f"{request.voice.name}{number}"))
     return requests
 
 
@@ -143,8 +143,8 @@ def test_slower_than_real_time_a_newcomer_goes_before_listeners_that_ran_out_ear
     clock.now += 0.7
     announcement = make(loop, "c")
     sched.admit(announcement)
-    sched.add_text(announcement, "c0")
-    sched.add_text(announcement, "c1")
+    sched.add(announcement, Piece("c0"))
+    sched.add(announcement, Piece("c1"))
     clock.now += 0.3
     a.listener.heard(0.5, clock.now)
     sched.done(a)
@@ -190,7 +190,7 @@ def test_a_stream_of_newcomers_cannot_starve_a_request_in_turns(clock: Clock, lo
     for number in range(4):
         request = make(loop, f"n{number}", listener=listener)
         sched.admit(request)
-        sched.add_text(request, f"n{number}")
+        sched.add(request, Piece(f"n{number}"))
         sched.close(request)
     spoken = [serve(sched, clock, 1.0, audio=0.0)[1] for _ in range(8)]  # all out of audio
     assert spoken == ["n0", "long1", "n1", "long2", "n2", "long3", "n3", "long4"]
@@ -211,7 +211,7 @@ def test_newcomers_go_ahead_of_each_request_in_turns_once_per_other_listener(
     first, second = make(loop, "first"), make(loop, "second")
     for request in (first, second):
         sched.admit(request)
-        sched.add_text(request, request.voice.name)
+        sched.add(request, Piece(request.voice.name))
     assert [serve(sched, clock, 1.0)[0] for _ in range(2)] == [first, second]
     assert (a.overtaken, b.overtaken) == (2, 2)
     assert [serve(sched, clock, 1.0)[0] for _ in range(2)] == [a, b]
@@ -220,11 +220,11 @@ def test_newcomers_go_ahead_of_each_request_in_turns_once_per_other_listener(
     a.listener.heard(100.0, clock.now)
     playing = make(loop, "playing")  # a newcomer whose listener still has audio
     sched.admit(playing)
-    sched.add_text(playing, "p")
+    sched.add(playing, Piece("p"))
     playing.listener.heard(100.0, clock.now)
     third = make(loop, "third")
     sched.admit(third)
-    sched.add_text(third, "t")
+    sched.add(third, Piece("t"))
     assert serve(sched, clock, 1.0) == (third, "t")
     assert (a.overtaken, b.overtaken, playing.overtaken) == (0, 1, 0)
 
@@ -233,9 +233,9 @@ def test_later_text_keeps_the_time_the_oldest_text_became_ready(clock: Clock, lo
     sched = Scheduler(max_queue=5)
     request = make(loop)
     sched.admit(request)
-    sched.add_text(request, "a")
+    sched.add(request, Piece("a"))
     clock.now += 3
-    sched.add_text(request, "b")
+    sched.add(request, Piece("b"))
     assert request.ready_since == 100.0
 
 
@@ -247,10 +247,10 @@ def test_warm_goes_first_until_a_cold_piece_has_waited_and_the_engine_has_stayed
     sched.admit(cold)
     sched.admit(hot)
     for piece in ("c1", "c2", "c3"):
-        sched.add_text(cold, piece)
+        sched.add(cold, Piece(piece))
     clock.now += 0.5
     for piece in ("h1", "h2", "h3"):
-        sched.add_text(hot, piece)
+        sched.add(hot, Piece(piece))
     hot_is_warm = {"hot": True, "cold": False}
 
     def is_warm(request: SpeechRequest) -> bool:
@@ -284,11 +284,11 @@ def test_the_most_urgent_warm_piece_goes_and_warm_pieces_are_not_switches(
     for request in (newer, cold, older):
         sched.admit(request)
     for piece in ("c1", "c2", "c3"):
-        sched.add_text(cold, piece)
+        sched.add(cold, Piece(piece))
     clock.now += 0.25
-    sched.add_text(older, "o")
+    sched.add(older, Piece("o"))
     clock.now += 0.25
-    sched.add_text(newer, "n")
+    sched.add(newer, Piece("n"))
     warmth = {"cold": False, "older": True, "newer": True}
 
     def is_warm(request: SpeechRequest) -> bool:
@@ -328,7 +328,7 @@ def test_a_warm_piece_that_is_the_most_urgent_is_not_a_switch(clock: Clock, loop
     sched.done(a)
     b = make(loop, "b")
     sched.admit(b)
-    sched.add_text(b, "b0")
+    sched.add(b, Piece("b0"))
     clock.now = 105.6  # `b` starved 1.6 s; the engine stayed 2.6 s, less than the 3 s switch
     assert next_text(sched, is_warm) == (a, "a2")
 
@@ -337,7 +337,7 @@ def test_a_cold_piece_goes_at_once_when_nothing_warm_is_ready(clock: Clock, loop
     sched = Scheduler(max_queue=5)
     request = make(loop)
     sched.admit(request)
-    sched.add_text(request, "x")
+    sched.add(request, Piece("x"))
     assert next_text(sched, lambda _: False) == (request, "x")
 
 
@@ -361,9 +361,9 @@ def test_only_the_first_request_of_a_line_competes(clock: Clock, loop) -> None:
     later = make(loop, "later", listener=first.listener)
     sched.admit(first)
     sched.admit(later)
-    sched.add_text(later, "l")
+    sched.add(later, Piece("l"))
     clock.now += 1
-    sched.add_text(first, "f")
+    sched.add(first, Piece("f"))
     sched.close(first)
     assert next_text(sched, warm) == (first, "f")
     sched.done(first)
@@ -377,9 +377,9 @@ def test_a_listener_holding_max_buffered_bytes_is_paused(clock: Clock, loop) -> 
     full, other = make(loop, "full"), make(loop, "other")
     sched.admit(full)
     sched.admit(other)
-    sched.add_text(full, "f")
+    sched.add(full, Piece("f"))
     clock.now += 1
-    sched.add_text(other, "o")
+    sched.add(other, Piece("o"))
     full.listener.add(1000)
     assert next_text(sched, warm) == (other, "o")
     sched.done(other)
@@ -391,9 +391,9 @@ def test_the_rest_of_a_piece_goes_back_first_in_order(loop) -> None:
     sched = Scheduler(max_queue=5)
     request = make(loop)
     sched.admit(request)
-    sched.add_text(request, "c")
+    sched.add(request, Piece("c"))
     assert next_text(sched, warm) == (request, "c")
-    sched.add_text(request, "d")
+    sched.add(request, Piece("d"))
     sched.done(request, [Piece(t) for t in ["a", "b"]])
     spoken = []
     for _ in range(3):
@@ -411,10 +411,10 @@ def test_close_ends_a_request_once_its_text_is_spoken(loop) -> None:
         sched.admit(request)
     sched.close(idle)  # nothing pending, not running: ends now
     assert idle.finished and outputs(loop, idle) == [None]
-    sched.add_text(busy, "b")
+    sched.add(busy, Piece("b"))
     sched.close(busy)  # text still pending: not yet
     assert not busy.finished
-    sched.add_text(running, "r")
+    sched.add(running, Piece("r"))
     assert next_text(sched, warm) in ((busy, "b"), (running, "r"))
     piece = next_text(sched, warm)
     assert piece is not None
@@ -433,7 +433,7 @@ def test_every_ended_request_is_in_the_recent_record(loop) -> None:
     spoken, refused = make(loop, "spoken"), make(loop, "refused")
     for request in (spoken, refused):
         sched.admit(request)
-    sched.add_text(spoken, "s")
+    sched.add(spoken, Piece("s"))
     sched.close(spoken)
     assert next_text(sched, warm) == (spoken, "s")
     sched.done(spoken)
@@ -450,7 +450,7 @@ def test_an_open_request_stays_after_its_text_is_spoken(loop) -> None:
     sched = Scheduler(max_queue=5)
     request = make(loop)
     sched.admit(request)
-    sched.add_text(request, "a")
+    sched.add(request, Piece("a"))
     assert next_text(sched, warm) == (request, "a")
     sched.done(request)
     assert not request.finished and sched.in_care == 1
@@ -461,15 +461,15 @@ def test_cancel_ends_an_idle_request_now_and_a_running_one_when_its_piece_is_don
     idle, running = make(loop), make(loop)
     sched.admit(idle)
     sched.admit(running)
-    sched.add_text(idle, "never spoken")
-    sched.add_text(running, "r")
-    sched.add_text(running, "dropped")
+    sched.add(idle, Piece("never spoken"))
+    sched.add(running, Piece("r"))
+    sched.add(running, Piece("dropped"))
     assert next_text(sched, lambda r: r is running) == (running, "r")
     sched.cancel(idle)
     assert idle.finished and idle.stop.is_set() and not idle.pending and idle.errors == []
-    sched.fail(running, WARNING)
+    sched.cancel(running, WARNING)
     assert not running.finished and running.stop.is_set() and not running.pending
-    sched.add_text(running, "late")
+    sched.add(running, Piece("late"))
     assert not running.pending
     sched.done(running, [Piece(t) for t in ["rest"]])
     assert running.finished and [e.code for e in running.errors] == [TEXT_TOO_LONG]
@@ -481,8 +481,8 @@ def test_abandon_ends_the_output_even_while_the_engine_is_stuck_in_it(loop) -> N
     sched = Scheduler(max_queue=5)
     request = make(loop)
     sched.admit(request)
-    sched.add_text(request, "a")
-    sched.add_text(request, "b")
+    sched.add(request, Piece("a"))
+    sched.add(request, Piece("b"))
     assert next_text(sched, warm) == (request, "a")
     sched.abandon(request)
     assert request.finished and request.stop.is_set() and not request.pending
@@ -499,7 +499,7 @@ def test_stop_ends_every_request_with_shutdown_and_refuses_new_ones(loop) -> Non
     other = make(loop)
     for request in (first, queued, other):
         sched.admit(request)
-    sched.add_text(other, "o")
+    sched.add(other, Piece("o"))
     sched.stop()
     for request in (first, queued, other):
         assert request.finished and request.stop.is_set()
@@ -520,7 +520,7 @@ def test_next_waits_for_text_and_stop_wakes_it(loop) -> None:
     engine.start()
     engine.join(0.05)
     assert engine.is_alive() and not got  # nothing to speak yet: it waits
-    sched.add_text(request, "x")
+    sched.add(request, Piece("x"))
     engine.join(10)
     assert got == [(request, "x")]
     sched.done(request)
@@ -546,7 +546,7 @@ def test_a_paused_listener_resumes_when_it_reads(loop) -> None:
     sched = Scheduler(max_queue=5, max_buffered=1000)
     request = make(loop)
     sched.admit(request)
-    sched.add_text(request, "x")
+    sched.add(request, Piece("x"))
     request.listener.add(1000)
     got: list[object] = []
     engine = threading.Thread(target=lambda: got.append(next_text(sched, warm)), daemon=True)
@@ -565,7 +565,7 @@ def test_a_finished_request_wakes_the_engine_for_the_next_in_its_line(loop) -> N
     later = make(loop, listener=first.listener)
     sched.admit(first)
     sched.admit(later)
-    sched.add_text(later, "l")  # waits behind `first`
+    sched.add(later, Piece("l"))  # waits behind `first`
     got: list[object] = []
     engine = threading.Thread(target=lambda: got.append(next_text(sched, warm)), daemon=True)
     engine.start()
@@ -581,7 +581,7 @@ def test_the_engine_is_woken_when_a_piece_is_done_and_more_is_ready(loop) -> Non
     request = make(loop)
     sched.admit(request)
     for piece in ("a", "b"):
-        sched.add_text(request, piece)
+        sched.add(request, Piece(piece))
     assert next_text(sched, warm) == (request, "a")
     got: list[object] = []
     engine = threading.Thread(target=lambda: got.append(next_text(sched, warm)), daemon=True)
@@ -636,7 +636,7 @@ def test_idle_comes_after_the_asked_time_with_nobody_in_care(clock: Clock, loop)
     request = make(loop)
     sched.admit(request)
     assert sched.arrived.is_set()  # the idle work stops for it
-    sched.add_text(request, "Hello.")
+    sched.add(request, Piece("Hello."))
     assert next_text(sched, warm) == (request, "Hello.")
     sched.done(request)
     sched.close(request)
@@ -661,7 +661,7 @@ def test_no_idle_while_a_listener_has_a_request_in_care(clock: Clock, loop) -> N
     waiting.start()
     waiting.join(0.2)
     assert waiting.is_alive() and not got
-    sched.add_text(request, "Hello.")
+    sched.add(request, Piece("Hello."))
     waiting.join(5)
     assert got and got[0] not in (IDLE, None)
 

@@ -10,10 +10,10 @@ few ms of CPU per second of audio in numpy (see the README's measurements).
 Streaming: `process` takes chunks of any size and returns the output that is final; `flush`
 returns the rest. A frame is laid only once all the input it may look at has arrived, so the
 output does not depend on how the input was chunked (it equals the whole-signal output), and
-frames overlap-add across chunk joins, so joins cannot click. The look-ahead is
-`lookahead` input samples (a frame and the search range: 27.5 ms, up to
-32.5 ms at half speed): of a first 80 ms chunk, all but that
-much is returned at once. Speed 1.0 passes samples through untouched.
+frames overlap-add across chunk joins, so joins cannot click. The look-ahead is a frame and the
+search range (27.5 ms of input), and below speed 1.0 the hop the frames fall behind (up to
+32.5 ms at half speed): of a first 80 ms chunk, all but that much is returned at once. Speed 1.0
+passes samples through untouched.
 """
 
 from __future__ import annotations
@@ -66,15 +66,6 @@ class SpeedChanger:
     def passthrough(self) -> bool:
         """Speed 1.0: samples are returned as given, with no delay."""
         return self.speed == 1.0
-
-    @property
-    def lookahead(self) -> int:
-        """Input samples that may be held back before the output that follows them is final."""
-        if self.passthrough:
-            return 0
-        # A frame may start `tolerance` past its place, or continue the previous frame's.
-        slower = max(0, round(self._hop * (1 - self.speed)))
-        return self._frame + self._tolerance + slower
 
     def process(self, samples: np.ndarray) -> np.ndarray:
         """Add input samples; return the output samples that are now final (maybe none)."""

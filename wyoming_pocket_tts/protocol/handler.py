@@ -62,16 +62,6 @@ class TtsEventHandler(AsyncEventHandler):
         """Loop time of the open stream's last text (or start): its timeout counts from here."""
         self._last_activity = self._loop.time()
 
-    @property
-    def pending_requests(self) -> int:
-        """Requests received on this connection and not yet fully answered."""
-        return len(self._replies.live)
-
-    @property
-    def buffered_audio(self) -> int:
-        """Bytes of audio generated for this connection and not yet written to it."""
-        return self._line.unread
-
     async def run(self) -> None:
         """Read events until the end of input, answer what was asked, then hang up."""
         try:

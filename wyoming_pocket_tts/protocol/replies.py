@@ -66,8 +66,14 @@ class ReplyWriter:
         """Answer `reply` after the ones before it."""
         self.live.append(reply)
         self.idle.clear()
-        if len(self.live) >= MAX_PENDING_REQUESTS:
+        full = len(self.live) >= MAX_PENDING_REQUESTS
+        if full:
             self.room.clear()
+        _LOGGER.debug(
+            "Requests unanswered on this connection: %d%s",
+            len(self.live),
+            " (the most: reading paused)" if full else "",
+        )
         self._queue.put_nowait(reply)
 
     def sessions(self) -> list[Session]:

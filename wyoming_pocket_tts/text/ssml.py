@@ -4,7 +4,7 @@ Wyoming 1.10's `text_format: ssml` (and the HTTP API's `<speak>` input) asks for
 is untrusted, so it is parsed by defusedxml's expat parser, which refuses any DTD (no entity
 expansion: billion laughs, external entities), and is bounded in size (`MAX_SSML_CHARS`) and in
 the depth of elements that still take effect (`MAX_DEPTH`). Malformed SSML is spoken as plain
-text (tags removed) with a warning; it never fails the request.
+text (tags removed) from the fault on, with a warning; it never fails the request.
 
 Parsing is incremental: `SsmlStream` takes `synthesize-chunk` texts split anywhere, even inside
 a tag, and returns each sentence as soon as the sentence splitter knows it is complete, so a
@@ -74,24 +74,6 @@ def looks_like_ssml(text: str) -> bool:
     """Whether plain-text input is really SSML (the HTTP API's rule: it starts with `<speak`)."""
     start = text.lstrip()[:64].lower()
     return start.startswith("<speak") or (start.startswith("<?xml") and "<speak" in text[:512])
-
-
-def parse_ssml(
-    text: str,
-    language: str = "en",
-    *,
-    clean: bool = True,
-    numbers: bool = True,
-    pronounce: Callable[[str], str] | None = None,
-) -> list[Segment]:
-    """A whole SSML document as segments; malformed SSML gives its text as plain sentences."""
-    stream = SsmlStream(language, clean=clean, numbers=numbers, pronounce=pronounce)
-    segments = stream.add(text) + stream.finish()
-    if not stream.malformed:
-        return segments
-    plain = SentenceSplitter(clean, language, numbers, pronounce)
-    text = plain_text(text[:MAX_SSML_CHARS])
-    return [Sentence(s) for s in plain.add(text) + plain.finish()]
 
 
 def plain_text(text: str) -> str:

@@ -97,8 +97,3 @@ def _release_torch_weights(model: TTSModel) -> None:
     for module in filter(None, modules):
         for parameter in module.parameters():
             parameter.data = torch.empty(0, dtype=parameter.dtype, device=parameter.device)
-
-
-def runs_graphs(model: TTSModel) -> bool:
-    """True if `model` runs its frames as graphs (`use_graphs`)."""
-    return isinstance(model.flow_lm, GraphFlowLM)

@@ -28,7 +28,7 @@ from ..tuning import comparison
 from ..tuning.timing import Abandoned
 from ..tuning.tuned import Tuning, on_graphs, retuned, warm_up, with_graphs
 from ..tuning.verdict import log_speed_verdict
-from ..voice_states.cache import Voice, VoiceStates
+from ..voice_states.cache import Voice
 from .pool import LoadedModel, ModelPool, ModelUnavailable
 from .request import Piece, SpeechRequest
 from .scheduler import IDLE, Scheduler
@@ -56,12 +56,6 @@ class Engine:
         """How the default model was loaded and how fast it runs here, once `ready` resolves."""
         loaded = self.models.peek(self.settings.default_model.code)
         return loaded.tuning if loaded is not None else None
-
-    @property
-    def voice_states(self) -> VoiceStates | None:
-        """The default model's voice-state cache once loaded (read its stats, not its entries)."""
-        loaded = self.models.peek(self.settings.default_model.code)
-        return loaded.voices if loaded is not None else None
 
     def start(self) -> None:
         """Start the thread; it loads the model and the first voices, then serves requests."""
@@ -213,7 +207,7 @@ class Engine:
             try:
                 loaded = self.models.get(voice_spec.code)
             except ModelUnavailable as error:
-                self.scheduler.fail(request, JobError(MODEL_UNAVAILABLE, str(error)))
+                self.scheduler.cancel(request, JobError(MODEL_UNAVAILABLE, str(error)))
                 return []
             voice = self._voice(loaded, request, piece)
             if piece.prepare:
@@ -225,7 +219,7 @@ class Engine:
             return [dataclasses.replace(piece, text=text, cut=True) for text in rest]
         except Exception as error:
             _LOGGER.exception("Synthesis failed")
-            self.scheduler.fail(request, JobError(SYNTHESIS_FAILED, f"Synthesis failed: {error}"))
+            self.scheduler.cancel(request, JobError(SYNTHESIS_FAILED, f"Synthesis failed: {error}"))
             return []
 
     def _shaper(self, request: SpeechRequest) -> ReplyShaper:

@@ -60,8 +60,6 @@ class ModelPool:
         self._failed: dict[str, str] = {}
         self._threads = 0
         """Torch threads set for the model used last."""
-        self.loads = 0
-        """Models loaded so far (reloads after an unload count again); tests count them."""
 
     def loaded(self) -> list[str]:
         """Codes of the models in memory, least recently used first."""
@@ -125,10 +123,7 @@ class ModelPool:
         release_freed_memory()
 
     def _load(self, settings: ModelSettings) -> LoadedModel:
-        model, tuning = load_tuned_model(
-            settings, self._engine.data_dir, frames=self._engine.timed_frames
-        )
-        self.loads += 1
+        model, tuning = load_tuned_model(settings, self._engine.data_dir)
         report_voice_cloning(model, self._failures, settings.code)
         self._threads = tuning.threads
         return LoadedModel(settings, model, self._voice_states(model, tuning), tuning)

@@ -26,8 +26,9 @@ Bounds, counted at every moment: at most `max_queue` listeners have a request in
 care (each listener's later requests wait in its line, in order, and do not compete); a listener
 holding more than `max_buffered` bytes of unread audio gets no piece until it reads.
 
-The loop calls `admit`, `add_text`, `close`, `cancel`, `fail`, `abandon` and `stop`; the engine
-thread calls `next`, `fail` and `done`. Every request's output ends exactly once, in `_finish`.
+The loop calls `admit`, `add`, `close`, `cancel`, `abandon` and `stop`; the engine thread calls
+`next`, `cancel` (a piece that failed) and `done`. Every request's output ends exactly once, in
+`_finish`.
 
 Idle work (a provisional speed decision measured again, `comparison`): `next` returns `IDLE`
 once no listener has had a request in care for the `idle_after` seconds the engine asks for;
@@ -124,10 +125,6 @@ class Scheduler:
             line.append(request)
             self.arrived.set()
 
-    def add_text(self, request: SpeechRequest, text: str) -> None:
-        """Queue `text` to be spoken after the request's earlier text."""
-        self.add(request, Piece(text))
-
     def add(self, request: SpeechRequest, piece: Piece) -> None:
         """Queue `piece` to be spoken after the request's earlier pieces."""
         with self._cond:
@@ -147,15 +144,12 @@ class Scheduler:
                 self._finish(request)
 
     def cancel(self, request: SpeechRequest, error: JobError | None = None) -> None:
-        """Stop now (nobody listens, or it failed on the loop): drop its text and its place."""
+        """Stop now (any thread: nobody listens, or it cannot go on): drop its text and its
+        place; `error`, if given, is reported after what was spoken."""
         with self._cond:
             if error is not None:
                 request.add_error(error)
             self._cut(request)
-
-    def fail(self, request: SpeechRequest, error: JobError) -> None:
-        """The request cannot go on (any thread): report `error` after what was spoken."""
-        self.cancel(request, error)
 
     def abandon(self, request: SpeechRequest) -> None:
         """Shutdown, and the engine is stuck (a load or an encode): end the output from here;

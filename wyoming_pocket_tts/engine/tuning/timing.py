@@ -67,9 +67,7 @@ def interleaved(items: Sequence[T], rounds: int) -> Iterator[list[T]]:
         yield list(items) if number % 2 == 0 else list(reversed(items))
 
 
-def time_serving(
-    model: TTSModel, frames: int = FRAMES, cancel: threading.Event | None = None
-) -> Speed:
+def time_serving(model: TTSModel, frames: int, cancel: threading.Event | None = None) -> Speed:
     """First audio of `SHORT_TEXT` and RTF of `LONG_TEXT` (at most `frames` frames), served."""
     first_audio, _ = serve(model, SHORT_TEXT, 1, cancel)
     _, rtf = serve(model, LONG_TEXT, max(frames, 2), cancel)

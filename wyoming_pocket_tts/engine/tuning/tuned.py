@@ -48,11 +48,11 @@ from ..model.loading import equip, load_model, plain_model
 from ..onnx.background import BackgroundExport
 from ..onnx.cache import needs_export, onnx_or_torch, warn_torch
 from ..speech import generation
+from . import timing
 from .comparison import Comparison, Remeasurement, compare, figures_text
 from .decisions import DecisionStore, host_key
 from .rule import Choice, Config
 from .timing import (
-    FRAMES,
     LONG_TEXT,
     SHORT_TEXT,
     Abandoned,
@@ -118,40 +118,31 @@ def candidates(settings: ModelSettings) -> list[Config]:
     return sorted(Config(count, q) for count in threads for q in quantize)
 
 
-def load_tuned_model(
-    settings: ModelSettings,
-    data_dir: Path | None,
-    *,
-    frames: int | None = None,
-    rounds: int = ROUNDS,
-) -> tuple[TTSModel, Tuning]:
+def load_tuned_model(settings: ModelSettings, data_dir: Path | None) -> tuple[TTSModel, Tuning]:
     """Load the model (quantised or not, on how many threads, as the settings say or this host's
-    speed decides), warmed up and timed over `frames` frames (None: `FRAMES`). Runs on the
-    engine thread; takes a few seconds more than a plain load when `auto` has to compare, a
-    fraction of a second otherwise."""
-    frames = frames or FRAMES
+    speed decides), warmed up and timed over `timing.FRAMES` frames. Runs on the engine thread;
+    takes a few seconds more than a plain load when `auto` has to compare, a fraction of a
+    second otherwise."""
     if settings.runtime == "auto":
-        return _load_auto(settings, data_dir, frames, rounds)
+        return _load_auto(settings, data_dir)
     export: BackgroundExport | None = None
     if settings.runtime == "onnx":
         int8, threads = settings.quantize is True, settings.threads or 1
         if needs_export(settings, data_dir, int8):
             export = BackgroundExport(settings, data_dir, int8, threads)
         else:
-            onnx = _load_onnx(settings, data_dir, frames)
+            onnx = _load_onnx(settings, data_dir)
             if onnx is not None:
                 return onnx
         settings = replace(settings, runtime="torch")
-    model, tuning = _load_torch(settings, data_dir, frames, rounds)
+    model, tuning = _load_torch(settings, data_dir)
     if export is not None:  # after the torch model's timing, which it would disturb
         export.start()
         tuning = replace(tuning, export=export)
     return model, tuning
 
 
-def _load_auto(
-    settings: ModelSettings, data_dir: Path | None, frames: int, rounds: int
-) -> tuple[TTSModel, Tuning]:
+def _load_auto(settings: ModelSettings, data_dir: Path | None) -> tuple[TTSModel, Tuning]:
     """`--runtime auto`: the runtime a settled saved decision names; else torch as `--runtime
     torch` decides, with the graphs exported (or loaded) in the background and compared with
     it when the engine is idle (`with_graphs`): an export takes far longer than a start may.
@@ -167,21 +158,21 @@ def _load_auto(
         fixed = replace(settings, quantize=chosen.quantize, threads=chosen.threads)
         reason = f"--runtime auto, saved on {saved['measured']}: {figures_text(saved['figures'])}"
         loaded = (
-            _load_onnx(replace(fixed, runtime="onnx"), data_dir, frames)
+            _load_onnx(replace(fixed, runtime="onnx"), data_dir)
             if chosen.onnx
-            else _load_torch(replace(fixed, runtime="torch"), data_dir, frames, rounds)
+            else _load_torch(replace(fixed, runtime="torch"), data_dir)
         )
         if loaded is not None:
             model, tuning = loaded
             return model, replace(tuning, reason=reason, confidence=_saved_confidence(saved))
-    model, tuning = _load_torch(replace(settings, runtime="torch"), data_dir, frames, rounds)
+    model, tuning = _load_torch(replace(settings, runtime="torch"), data_dir)
     serving = Config(tuning.threads, bool(tuning.settings.quantize))
     export = BackgroundExport(
         replace(settings, runtime="onnx"), data_dir, graphs.quantize, graphs.threads
     )
     export.start()  # after the torch model's timing, which it would disturb
     variants = {serving.variant: model}
-    runtimes = Remeasurement(variants, [serving, graphs], frames, rounds, store, key)
+    runtimes = Remeasurement(variants, [serving, graphs], timing.FRAMES, ROUNDS, store, key)
     return model, replace(tuning, export=export, runtimes=runtimes)
 
 
@@ -194,9 +185,7 @@ def with_graphs(tuning: Tuning, model: TTSModel) -> Tuning:
     return replace(tuning, export=None, runtimes=None, pending=tuning.runtimes)
 
 
-def _load_torch(
-    settings: ModelSettings, data_dir: Path | None, frames: int, rounds: int
-) -> tuple[TTSModel, Tuning]:
+def _load_torch(settings: ModelSettings, data_dir: Path | None) -> tuple[TTSModel, Tuning]:
     configs = candidates(settings)
     chosen: Config | None = configs[0] if len(configs) == 1 else None
     reason, confidence = _flags(settings), Tuning.confidence
@@ -214,7 +203,7 @@ def _load_torch(
     if chosen is None or (saved is not None and saved["provisional"]):
         variants = _variants(load_model(settings, False), configs)
         if chosen is None:
-            comparison = compare(variants, configs, frames, rounds)
+            comparison = compare(variants, configs, timing.FRAMES, ROUNDS)
             choice = comparison.choice
             _LOGGER.info("Tuned for this host: %s (%s)", choice.config.label, comparison.summary())
             chosen, confidence = choice.config, choice.confidence
@@ -227,7 +216,7 @@ def _load_torch(
             provisional = True
         model = variants[chosen.variant]
         if provisional:  # both variants stay loaded until a comparison settles it
-            pending = Remeasurement(variants, configs, frames, rounds, store, key)
+            pending = Remeasurement(variants, configs, timing.FRAMES, ROUNDS, store, key)
             reason += "; provisional: measured again when idle"
         del variants
     else:
@@ -235,7 +224,7 @@ def _load_torch(
     set_torch_threads(chosen.threads)
     if speed is None:
         serve(model, SHORT_TEXT, 1)  # first-call costs, kept out of the figure
-        speed = time_serving(model, frames)
+        speed = time_serving(model, timing.FRAMES)
         _LOGGER.debug("Warm-up: %s", speed)
     release_freed_memory()
     if settings.quantize is not False and int8_unavailable() is not None:
@@ -298,9 +287,7 @@ def _flags(settings: ModelSettings) -> str:
     return f"--quantize {quantize}, --threads {settings.threads or 'auto'}"
 
 
-def _load_onnx(
-    settings: ModelSettings, data_dir: Path | None, frames: int
-) -> tuple[TTSModel, Tuning] | None:
+def _load_onnx(settings: ModelSettings, data_dir: Path | None) -> tuple[TTSModel, Tuning] | None:
     """The model with its frames as ONNX graphs (`onnx.cache`), warmed up and timed; None when
     they cannot run here (a warning line said why). fp32 unless `--quantize on` (ONNX
     Runtime's int8 moves the LM's latents more than torch's does: not chosen unasked); 1
@@ -320,7 +307,7 @@ def _load_onnx(
         runs,
         ", ".join(given),
     )
-    return on_graphs(model, settings, runs, int8, threads, frames)
+    return on_graphs(model, settings, runs, int8, threads)
 
 
 def on_graphs(
@@ -329,7 +316,6 @@ def on_graphs(
     runs: str,
     int8: bool,
     threads: int,
-    frames: int = FRAMES,
     cancel: threading.Event | None = None,
 ) -> tuple[TTSModel, Tuning] | None:
     """A model running its graphs, warmed up and timed; None if it does not run (one warning
@@ -337,7 +323,7 @@ def on_graphs(
     set_torch_threads(threads)
     try:
         serve(model, SHORT_TEXT, 1, cancel)  # first-call costs, kept out of the figure
-        speed = time_serving(model, frames, cancel)
+        speed = time_serving(model, timing.FRAMES, cancel)
     except Abandoned:
         raise
     except Exception as error:  # a graph that loads but does not run: torch serves

@@ -105,8 +105,6 @@ class VoiceStates:
         self._language = language
         """The model's language code: the calibration phrase is spoken in it."""
         self.cache: LruCache[VoiceKey, Voice] = LruCache(capacity)
-        self.encodes = 0
-        """Prompts encoded from audio (the expensive path); tests count them."""
         self._fingerprints = FileFingerprints()
 
     def key_for(self, spec: VoiceSpec) -> VoiceKey:
@@ -172,7 +170,6 @@ class VoiceStates:
         state = _layout(self._model, state)
         elapsed = time.monotonic() - started
         if key.is_prompt:
-            self.encodes += 1
             _LOGGER.info("Encoded voice %s in %.2f s", spec.name, elapsed)
         else:
             _LOGGER.info("Loaded voice %s in %.3f s", spec.name, elapsed)

@@ -1,4 +1,4 @@
-"""A small least-recently-used cache with counters that tests and logs can read."""
+"""A small least-recently-used cache with counters that its debug log lines show."""
 
 from __future__ import annotations
 
@@ -37,15 +37,8 @@ class LruCache(Generic[K, V]):
         self.stats = CacheStats()
         self._entries: OrderedDict[K, V] = OrderedDict()
 
-    def __len__(self) -> int:
-        return len(self._entries)
-
     def __contains__(self, key: object) -> bool:
         return key in self._entries
-
-    def keys(self) -> list[K]:
-        """Keys from least to most recently used."""
-        return list(self._entries)
 
     def get_or_create(self, key: K, create: Callable[[], V]) -> V:
         """The cached value for `key`, creating it (and evicting as needed) on a miss."""
