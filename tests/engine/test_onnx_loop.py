@@ -27,13 +27,14 @@ import pytest
 import torch
 from pocket_tts import TTSModel, export_model_state
 from pocket_tts.models.text_chunking import split_into_best_sentences as pocket_split
+from pocket_tts.modules.text_conditioner import JsonTokenizer
 
-from testkit.model_factory import SAMPLES_PER_FRAME, TinyModel, expected_frames
+from testkit.model_factory import SAMPLES_PER_FRAME, TinyModel, cached_tokenizer, expected_frames
 from wyoming_pocket_tts.engine.onnx import cache as runtime
 from wyoming_pocket_tts.engine.onnx.graphs import Graphs
 from wyoming_pocket_tts.engine.onnx.loop import GraphSpeech, numpy_noise
 from wyoming_pocket_tts.engine.onnx.model import use_graphs
-from wyoming_pocket_tts.engine.onnx.text_prompt import split_into_best_sentences
+from wyoming_pocket_tts.engine.onnx.text_prompt import Tokenizer, split_into_best_sentences
 from wyoming_pocket_tts.engine.onnx.voice_arrays import read_state, write_state
 from wyoming_pocket_tts.engine.speech import generation, samples
 from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT
@@ -277,6 +278,30 @@ def test_the_text_is_cut_and_read_as_pocket_tts_does(
     assert np.array_equal(model.table[ids[0].numpy()], rows)
 
 
+def test_a_tokenizers_json_reads_as_pocket_tts_does(
+    shared_model_cache: Path, endless_model: TinyModel, graphs: Path, tmp_path: Path
+) -> None:
+    """The released configs' `tokenizer.json` (HuggingFace tokenizers), as the export copies
+    it (`serialize`): the ids, the text back and the chunks of pocket-tts's `JsonTokenizer`."""
+    source = cached_tokenizer(shared_model_cache, 4000, "tokenizers")
+    theirs = JsonTokenizer(4000, str(source))
+    kind, payload = theirs.serialize()
+    assert kind == "tokenizers"
+    (tmp_path / "tokenizer.json").write_bytes(payload)
+    ours = Tokenizer(tmp_path / "tokenizer.json")
+    settings = loop_model(graphs).settings.text
+    reference = endless_model.load()
+    for text in TEXTS:
+        ids = theirs.encode(text)
+        assert ours.encode(text) == ids and ours.decode(ids) == theirs.decode(ids)
+        expected = pocket_split(
+            theirs, text, 8, reference.pad_with_spaces_for_short_inputs,
+            reference.remove_semicolons, reference.append_terminal_punctuation,
+            reference.capitalize_first_letter, reference.replace_characters,
+        )  # fmt: skip
+        assert split_into_best_sentences(ours, text, 8, settings) == expected
+
+
 def test_voice_states_are_written_as_pocket_tts_reads_them(
     endless_model: TinyModel, voice_file: Path, tmp_path: Path
 ) -> None:
@@ -306,8 +331,9 @@ def test_the_loop_runs_without_torch_or_pocket_tts(
     graphs: Path, voice_file: Path, tmp_path: Path
 ) -> None:
     """In a fresh process, the loop loads the graphs and a saved voice and speaks through the
-    seam (`generation`), and neither torch nor pocket-tts was ever imported. Its audio is the
-    loop's here (the test models sample at 0: no noise to match)."""
+    seam (`generation`), and neither torch nor pocket-tts was ever imported; a stream left open
+    at exit lets the process end cleanly (a daemon LM thread inside ONNX Runtime aborted it).
+    Its audio is the loop's here (the test models sample at 0: no noise to match)."""
     out = tmp_path / "audio.npy"
     script = (
         "import sys\n"
@@ -322,6 +348,8 @@ def test_the_loop_runs_without_torch_or_pocket_tts(
         "    audio = np.concatenate(list(islice(stream, 3)))\n"
         f"np.save({str(out)!r}, audio)\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'pocket_tts')))\n"
+        "left = model.generate_audio_stream(state, 'Lights on.')\n"
+        "next(left)\n"  # and a stream left open at exit: its LM thread ends, no abort
     )
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False,

@@ -133,8 +133,7 @@ class GraphSpeech:
             target=self._frames,
             args=(caches, offset, tokens, frames, frames_after_eos, latents, (stop, left)),
             name="graph-lm",
-            daemon=True,
-        )
+        )  # not a daemon: one ended at exit inside ONNX Runtime aborts the process
         worker.start()
         try:
             yield from self._decoded(latents, stop)
