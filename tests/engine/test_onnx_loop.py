@@ -200,6 +200,28 @@ def test_end_of_speech_and_the_frames_after_it(
     assert relative(got, expected) < FP32_TOLERANCE
 
 
+@pytest.mark.parametrize("after", [0, 4])
+def test_the_frames_after_eos_the_model_recommends(
+    slim_model: TinyModel, with_eos: Path, voice_file: Path, tmp_path: Path, after: int
+) -> None:
+    """A config's `model_recommended_frames_after_eos` (in `speech.json`) replaces the guess,
+    as in pocket-tts."""
+    reference = pocket(slim_model)
+    reference.model_recommended_frames_after_eos = after
+    state = reference.get_state_for_audio_prompt(voice_file)
+    expected = speak(reference, state, TEXTS[0], None)
+    assert expected.size == (6 + after) * SAMPLES_PER_FRAME
+    folder = tmp_path / "graphs"
+    shutil.copytree(with_eos, folder)
+    speech = json.loads((folder / "speech.json").read_text())
+    speech["frames_after_eos"] = after
+    (folder / "speech.json").write_text(json.dumps(speech))
+    model = loop_model(folder)
+    got = speak(model, model.voice_state(voice_file), TEXTS[0], None)
+    assert got.size == expected.size
+    assert relative(got, expected) < FP32_TOLERANCE
+
+
 def counted_runs(model: GraphSpeech) -> list[int]:
     """Grows by one for each run of `model`'s LM graph (the prompt's and every frame's)."""
     runs: list[int] = []
