@@ -31,6 +31,7 @@ from pocket_tts.modules.text_conditioner import JsonTokenizer
 
 from testkit.model_factory import SAMPLES_PER_FRAME, TinyModel, cached_tokenizer, expected_frames
 from wyoming_pocket_tts.engine.onnx import cache as runtime
+from wyoming_pocket_tts.engine.onnx.attention import from_pocket_state, use_exportable_attention
 from wyoming_pocket_tts.engine.onnx.graphs import Graphs
 from wyoming_pocket_tts.engine.onnx.loop import GraphSpeech, numpy_noise
 from wyoming_pocket_tts.engine.onnx.model import use_graphs
@@ -157,8 +158,6 @@ def test_the_loop_speaks_as_pocket_tts(
     assert relative(got, expected) < tolerance
     if int8:  # the same graphs in pocket-tts's own loop: the same audio
         use_graphs(reference, Graphs.read(graphs), True, 1)
-        from wyoming_pocket_tts.engine.onnx.attention import from_pocket_state
-
         converted = from_pocket_state(reference, reference.get_state_for_audio_prompt(voice_file))
         assert relative(got, speak(reference, converted)) < SAME_GRAPHS
     else:
@@ -182,6 +181,8 @@ def test_a_voice_state_from_the_torch_runtime_in_memory_speaks_alike(
         for key, tensor in entry.items():
             assert torch.equal(tensor, before[name][key]), (name, key)
     assert np.array_equal(speak(model, state, frames=8), first)
+    use_exportable_attention(reference)  # the layout the graph runtime holds states in
+    assert np.array_equal(speak(model, from_pocket_state(reference, state), frames=8), first)
 
 
 @pytest.mark.parametrize("text", [TEXTS[0], TEXTS[2], TEXTS[3]])
