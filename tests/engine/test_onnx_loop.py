@@ -36,7 +36,7 @@ from wyoming_pocket_tts.engine.onnx.graphs import Graphs
 from wyoming_pocket_tts.engine.onnx.loop import GraphSpeech, numpy_noise
 from wyoming_pocket_tts.engine.onnx.model import use_graphs
 from wyoming_pocket_tts.engine.onnx.text_prompt import Tokenizer, split_into_best_sentences
-from wyoming_pocket_tts.engine.onnx.voice_arrays import read_state, write_state
+from wyoming_pocket_tts.engine.onnx.voice_arrays import CacheFull, read_state, write_state
 from wyoming_pocket_tts.engine.speech import generation, samples
 from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT
 
@@ -275,6 +275,19 @@ def test_a_stream_left_early_stops_its_thread(graphs: Path) -> None:
     stream.close()  # type: ignore[attr-defined]
     assert not [t for t in threading.enumerate() if t.name == "graph-lm"]
     assert len(runs) <= ran + 1
+
+
+def test_a_generation_past_the_cache_is_a_clear_error(graphs: Path) -> None:
+    """A voice and text longer than the LM's cache (1,000 steps): `CacheFull` reaches the caller
+    from the LM's thread, which is gone."""
+    model = loop_model(graphs)
+    heads, slots, dim = model.lm.cache_shape
+    used = slots - 5  # the text's prompt alone does not fit
+    cache = np.zeros((2, 1, used, heads, dim), np.float32)
+    state = {n: {"offset": np.full(1, used), "cache": cache} for n in model.graphs.lm_names}
+    with pytest.raises(CacheFull, match=f"holds {slots} steps"):
+        list(model.generate_audio_stream(state, LONG_TEXT))
+    assert not [t for t in threading.enumerate() if t.name == "graph-lm"]
 
 
 def test_the_text_is_cut_and_read_as_pocket_tts_does(
