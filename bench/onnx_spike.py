@@ -47,7 +47,7 @@ from .onnx_report import THREADS, render
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
 
-    from wyoming_pocket_tts.engine.onnx.export import Graphs
+    from wyoming_pocket_tts.engine.onnx.graphs import Graphs
 
 INSTALL = ".venv/bin/pip install -e ."
 """How to get onnxruntime, onnx and onnxscript: dependencies of the server."""

@@ -47,7 +47,7 @@ from wyoming_pocket_tts.engine.onnx import background as graph_export
 from wyoming_pocket_tts.engine.onnx import cache as runtime
 from wyoming_pocket_tts.engine.onnx import child as export_process
 from wyoming_pocket_tts.engine.onnx.attention import from_pocket_state, to_pocket_state
-from wyoming_pocket_tts.engine.onnx.export import Graphs
+from wyoming_pocket_tts.engine.onnx.graphs import Graphs
 from wyoming_pocket_tts.engine.onnx.model import GraphFlowLM, use_graphs
 from wyoming_pocket_tts.engine.onnx.sessions import LMGraph
 from wyoming_pocket_tts.engine.tuning import comparison

@@ -2,8 +2,10 @@
 
 Both runtimes hand the engine an object with pocket-tts's `TTSModel` surface: torch runs
 pocket-tts's modules as loaded by `engine/model/`, ONNX Runtime runs the same model with its
-modules swapped for ones that run exported graphs (`engine/onnx/`). `SpeechModel` names the part
-of that surface the engine uses, and `generation` is the one way anything here runs it.
+modules swapped for ones that run exported graphs (`engine/onnx/`), or runs the graphs in a
+loop of its own without torch (`engine/onnx/loop.py`, which yields numpy arrays). `SpeechModel`
+names the part of that surface the engine uses, and `generation` is the one way anything here
+runs it.
 """
 
 from __future__ import annotations
@@ -13,8 +15,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Protocol
 
+import numpy as np
+
 if TYPE_CHECKING:
     import torch
+
+    Audio = torch.Tensor | np.ndarray
+    """A chunk of audio: float samples in [-1, 1] (torch's runtimes give tensors, the graphs'
+    own loop numpy arrays)."""
 
 
 class SpeechModel(Protocol):
@@ -24,7 +32,7 @@ class SpeechModel(Protocol):
 
     def generate_audio_stream(
         self, model_state: dict, text_to_generate: str, *, stop: threading.Event
-    ) -> Iterator[torch.Tensor]:
+    ) -> Iterator[Audio]:
         """Chunks of audio for `text_to_generate`, ending within a frame once `stop` is set."""
         ...
 
@@ -32,7 +40,7 @@ class SpeechModel(Protocol):
 @contextmanager
 def generation(
     model: SpeechModel, state: dict, text: str, stop: threading.Event | None = None
-) -> Iterator[Iterator[torch.Tensor]]:
+) -> Iterator[Iterator[Audio]]:
     """The audio stream of `text` in the voice `state`; leaving the block stops it and waits
     for pocket-tts's two generating threads to finish, so nothing else runs beside them.
 
@@ -52,3 +60,8 @@ def generation(
             event.set()
         for _ in stream:
             pass
+
+
+def samples(chunk: Audio) -> np.ndarray:
+    """A chunk's samples as a flat float32 array, whichever runtime made it."""
+    return np.asarray(chunk, np.float32).reshape(-1)

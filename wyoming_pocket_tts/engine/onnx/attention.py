@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING
 import torch
 from pocket_tts.modules.attention import StreamingMultiheadAttention
 
+from .voice_arrays import CacheFull
+
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
     from pocket_tts.modules.stateful_module import ModelState
@@ -38,10 +40,6 @@ if TYPE_CHECKING:
 LM_SLOTS = 1000
 """Slots of the flow LM's fixed cache: a 30 s voice prompt (375 steps), a 50-token text piece
 and its longest generation (234 frames) take about 660."""
-
-
-class CacheFull(ValueError):
-    """A fixed cache (no `context`) was asked to hold more steps than it has slots."""
 
 
 class ExportableAttention(StreamingMultiheadAttention):

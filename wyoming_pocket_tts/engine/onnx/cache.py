@@ -33,11 +33,11 @@ if TYPE_CHECKING:
 
     from pocket_tts import TTSModel
 
-    from .export import Graphs
+    from .graphs import Graphs
 
 _LOGGER = logging.getLogger(__name__)
 
-GRAPHS_VERSION = 2
+GRAPHS_VERSION = 3
 """Of the export's code (`onnx.export`, `onnx.attention`): a change exports again."""
 _FOLDER = "graphs"
 _PACKAGES = ("pocket-tts", "torch", "onnx", "onnxruntime")
@@ -71,7 +71,7 @@ def graph_folder(data_dir: Path, settings: ModelSettings) -> Path:
 def needs_export(settings: ModelSettings, data_dir: Path | None, int8: bool) -> bool:
     """True if no graphs (of the precision asked) are cached, nor a failure remembered: loading
     them would export first (minutes at full size: `onnx.background` does it in the background)."""
-    from .export import Graphs
+    from .graphs import Graphs
 
     if data_dir is None:
         return True
@@ -132,7 +132,7 @@ def onnx_or_torch(
 
 
 def _exported_graphs(folder: Path, int8: bool) -> Graphs:
-    from .export import Graphs
+    from .graphs import Graphs
 
     graphs = Graphs.read(folder)
     if int8 and not graphs.has_int8:
@@ -157,7 +157,8 @@ def prepare_graphs(model: TTSModel, folder: Path, int8: bool) -> Graphs:
     are not. Exporting changes `model` (its attention made exportable) and traces it with
     torch.fx, which patches every module's call in the process: only for a process that serves
     nothing (`onnx.child`'s child; quantising alone traces nothing)."""
-    from .export import Graphs, with_int8
+    from .export import with_int8
+    from .graphs import Graphs
 
     started, cpu = time.monotonic(), time.process_time()
     try:

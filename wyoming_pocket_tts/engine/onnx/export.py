@@ -11,8 +11,10 @@ state is a graph input and the matching output:
 - Mimi's small convolution states are inputs, and their next values outputs.
 The flow LM's graph takes any number of steps, so a prompt (a sentence's text, a voice's audio)
 runs in it as a frame does; its noise comes from the host (pocket-tts's sampling). int8 is ONNX
-Runtime's dynamic quantisation of the transformers' linear layers (`quantized`). Imports torch
-and pocket-tts; onnx and onnxruntime only where they are used.
+Runtime's dynamic quantisation of the transformers' linear layers (`quantized`). Beside them,
+for the torch-free loop (`onnx.loop`): a frame's latent to the LM's input (`FrameIn`, a third
+graph), the text table as an array, the tokenizer's file and the loop's settings (`speech.json`).
+Imports torch and pocket-tts; onnx and onnxruntime only where they are used.
 """
 
 from __future__ import annotations
@@ -20,16 +22,18 @@ from __future__ import annotations
 import json
 import warnings
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import torch
+from pocket_tts.default_parameters import MAX_TOKEN_PER_CHUNK
 from pocket_tts.models.flow_lm import drifting_decode, lsd_decode, ot_decode, pointwise_decode
 from pocket_tts.modules.stateful_module import StatefulModule, init_states
 
 from .attention import LM_SLOTS, ExportableAttention
+from .graphs import Graphs
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
@@ -42,8 +46,6 @@ _DECODERS: dict[str, Callable[..., torch.Tensor]] = {
     "drifting": drifting_decode,
     "pointwise": pointwise_decode,
 }
-_NAMES = "graphs.json"
-"""Beside the graphs: which state each of their inputs is (`Graphs`, without the paths)."""
 
 
 def _stateful(root: torch.nn.Module, under: tuple[str, ...]) -> list[tuple[str, StatefulModule]]:
@@ -124,44 +126,6 @@ class MimiStep(torch.nn.Module):
         return (audio, *conv_out, *_new_rows(state, self.attention))
 
 
-@dataclass(frozen=True)
-class Graphs:
-    """The exported files of one model, and which state each input is."""
-
-    folder: Path
-    lm_names: list[str]
-    """Flow LM attention modules, in input order (K and V each)."""
-    conv_names: list[tuple[str, str]]
-    """Mimi's convolution state tensors, in input order."""
-    mimi_attention: list[str]
-    """Mimi's attention modules, in input order (K and V each)."""
-
-    def lm(self, int8: bool) -> Path:
-        return self.folder / ("lm.int8.onnx" if int8 else "lm.onnx")
-
-    def mimi(self, int8: bool) -> Path:
-        return self.folder / ("mimi.int8.onnx" if int8 else "mimi.onnx")
-
-    def files(self, int8: bool) -> tuple[Path, Path]:
-        """The flow LM's graph and Mimi's, of one precision."""
-        return self.lm(int8), self.mimi(int8)
-
-    @property
-    def has_int8(self) -> bool:
-        return all(path.is_file() for path in self.files(True))
-
-    @classmethod
-    def read(cls, folder: Path) -> Graphs:
-        """The graphs `export` wrote to `folder` (KeyError, OSError or ValueError if not)."""
-        names = json.loads((folder / _NAMES).read_text(encoding="utf-8"))
-        return cls(
-            folder,
-            [str(name) for name in names["lm_names"]],
-            [(str(name), str(key)) for name, key in names["conv_names"]],
-            [str(name) for name in names["mimi_attention"]],
-        )
-
-
 def export(model: TTSModel, folder: Path) -> Graphs:
     """Export both steps of `model` (its attention already `ExportableAttention`, no
     `equivalents`) to `folder`, in fp32 (`with_int8` adds the int8 ones)."""
@@ -190,10 +154,60 @@ def export(model: TTSModel, folder: Path) -> Graphs:
                 graphs.mimi(False), ["latent", "offset", *conv_names, *mimi_cache_names],
                 ["audio", *[f"{n}_out" for n in conv_names],
                  *[f"{n}_new" for n in mimi_cache_names]])  # fmt: skip
-    names = asdict(graphs)
-    del names["folder"]
-    (folder / _NAMES).write_text(json.dumps(names), encoding="utf-8")
+        _export(FrameIn(model).eval(), (torch.zeros(1, 1, ldim),), graphs.frame,
+                ["latent"], ["embeddings"])  # fmt: skip
+    _write_speech(model, graphs)
+    graphs.write()
     return graphs
+
+
+class FrameIn(torch.nn.Module):
+    """A frame's latent (1, 1, ldim; NaN before the first frame: `bos_emb`) as the flow LM's
+    input embedding (1, 1, dim), as pocket-tts's `forward` makes it."""
+
+    def __init__(self, model: TTSModel) -> None:
+        super().__init__()
+        self.flow_lm = model.flow_lm
+
+    def forward(self, latent: torch.Tensor) -> torch.Tensor:
+        latent = torch.where(torch.isnan(latent), self.flow_lm.bos_emb, latent)
+        return self.flow_lm.input_linear(latent)
+
+
+def _write_speech(model: TTSModel, graphs: Graphs) -> None:
+    """Beside the graphs, what pocket-tts's generation loop takes from the model: the text
+    table (`LUTConditioner` on every token id), its tokenizer's file, and the settings and
+    constants of `generate_audio_stream` (`onnx.loop_settings` reads them)."""
+    conditioner = model.flow_lm.conditioner
+    with torch.no_grad():
+        ids = torch.arange(conditioner.embed.num_embeddings)[None]
+        np.save(graphs.text_embeddings, conditioner(ids)[0].to(torch.float32).numpy())
+    kind, payload = conditioner.tokenizer.serialize()
+    tokenizer = "tokenizer.json" if kind == "tokenizers" else "tokenizer.model"
+    (graphs.folder / tokenizer).write_bytes(payload)
+    flow_lm, mimi = model.flow_lm, model.mimi
+    speech = {
+        "sample_rate": model.sample_rate,
+        "frame_rate": model.config.mimi.frame_rate,
+        "mimi_steps_per_latent": int(mimi.encoder_frame_rate / mimi.frame_rate),
+        "temperature": model.temp,
+        "noise_clamp": model.noise_clamp,
+        "eos_threshold": model.eos_threshold,
+        "frames_after_eos": model.model_recommended_frames_after_eos,
+        "min_frames_before_eos": model._MIN_FRAMES_BEFORE_EOS,
+        "tokens_per_second": model._TOKENS_PER_SECOND_ESTIMATE,
+        "padding_seconds": model._GEN_SECONDS_PADDING,
+        "max_tokens": MAX_TOKEN_PER_CHUNK,
+        "pad_with_spaces_for_short_inputs": model.pad_with_spaces_for_short_inputs,
+        "remove_semicolons": model.remove_semicolons,
+        "append_terminal_punctuation": model.append_terminal_punctuation,
+        "capitalize_first_letter": model.capitalize_first_letter,
+        "replace_characters": model.replace_characters,
+        "tokenizer": tokenizer,
+        "emb_std": flow_lm.emb_std.to(torch.float32).tolist(),
+        "emb_mean": flow_lm.emb_mean.to(torch.float32).tolist(),
+    }
+    graphs.speech.write_text(json.dumps(speech), encoding="utf-8")
 
 
 def _export(module: torch.nn.Module, inputs: tuple[Any, ...], path: Path,

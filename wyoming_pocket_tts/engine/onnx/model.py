@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from pocket_tts import TTSModel
     from pocket_tts.modules.stateful_module import ModelState
 
-    from .export import Graphs
+    from .graphs import Graphs
 
 
 class GraphFlowLM(FlowLMModel):

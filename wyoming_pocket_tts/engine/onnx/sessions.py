@@ -17,26 +17,14 @@ import numpy as np
 import torch
 
 from .attention import CacheFull
+from .ort import session
 
 if TYPE_CHECKING:
     from pocket_tts.modules.stateful_module import ModelState
 
-    from .export import Graphs
+    from .graphs import Graphs
 
 _KINDS = {torch.float32: np.float32, torch.int64: np.int64}
-
-
-def session(path: Path, threads: int) -> Any:
-    """An ONNX Runtime CPU session of `path` on `threads` intra-op threads, run in sequence."""
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    options.log_severity_level = 3  # errors only: its optimiser's notes are not ours to act on
-    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
 
 def _bind(binding: Any, name: str, tensor: torch.Tensor, output: bool = False) -> None:

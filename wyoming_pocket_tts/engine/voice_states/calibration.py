@@ -10,7 +10,7 @@ import numpy as np
 
 from ...audio.loudness import integrated_loudness
 from ...languages import record
-from ..speech import SpeechModel, generation
+from ..speech import SpeechModel, generation, samples
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -29,12 +29,12 @@ def measure_voice(model: SpeechModel, state: dict, language: str, name: str) -> 
     started = time.monotonic()
     limit = int(CALIBRATION_MAX_SECONDS * model.sample_rate)
     chunks: list[np.ndarray] = []
-    samples = 0
+    count = 0
     with generation(model, state, calibration_phrase(language)) as stream:
         for chunk in stream:
-            chunks.append(chunk.detach().cpu().numpy().reshape(-1))
-            samples += chunks[-1].size
-            if samples >= limit:
+            chunks.append(samples(chunk))
+            count += chunks[-1].size
+            if count >= limit:
                 break
     audio = np.concatenate(chunks)[:limit] if chunks else np.zeros(0, np.float32)
     loudness = integrated_loudness(audio, model.sample_rate)

@@ -1,0 +1,211 @@
+"""pocket-tts's generation loop over the exported graphs, with numpy and ONNX Runtime only.
+
+`GraphSpeech` is a runtime for the seam (`engine.speech.SpeechModel`) that imports neither torch
+nor pocket-tts: it reimplements `TTSModel.generate_audio_stream`'s orchestration (pocket-tts
+4.0.1), while every layer runs in the graphs exported from pocket-tts's own modules
+(`onnx.export`): the frame's input (`frame.onnx`), the flow LM (`lm.onnx`) and Mimi's decoder
+(`mimi.onnx`); the text table is the conditioner's, saved as an array. As in pocket-tts:
+- the text is cut into chunks of at most 50 tokens and each is prepared (`onnx.text_prompt`);
+- per chunk, the voice state's caches are copied (the state is left as it was), the text prompt
+  runs, then frames until end of speech: EOS is honoured from frame 6, and the model's
+  recommended frames after it (else 1 + 2, or 3 + 2 for up to four words) are still spoken;
+  at most `ceil((tokens / 3 + 2) * frame rate)` frames;
+- every LM call draws its noise (the prompt's too): N(0, temperature), truncated at
+  `noise_clamp` when the config sets one;
+- the LM runs in a thread of its own while the caller's thread decodes Mimi frames as they come
+  (all that are queued, in one chunk), and fades the first 5 ms of each chunk's audio in.
+`stop` is checked before every LM frame and every Mimi frame, so a hang-up ends a reply within a
+frame; leaving the stream early stops its thread too.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import queue
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .graphs import Graphs
+from .loop_settings import LoopSettings
+from .runners import FrameRunner, LMRunner, MimiRunner
+from .text_prompt import Tokenizer, prepare_text_prompt, split_into_best_sentences
+from .voice_arrays import ArrayState, empty_state, lm_caches, offset_of, read_state
+
+_LOGGER = logging.getLogger(__name__)
+
+Noise = Callable[[tuple[int, ...], float, "float | None"], np.ndarray]
+"""Draws the noise of one LM call: (shape, temperature, clamp) -> float32 array."""
+
+
+def numpy_noise(generator: np.random.Generator) -> Noise:
+    """pocket-tts's noise rule on a numpy generator: N(0, temperature), and with a clamp
+    truncated to [-clamp, clamp] (values outside are drawn again, as a truncated normal)."""
+
+    def draw(shape: tuple[int, ...], temperature: float, clamp: float | None) -> np.ndarray:
+        std = temperature**0.5
+        noise = generator.standard_normal(shape, np.float32) * np.float32(std)
+        if clamp is not None and std > 0:
+            outside = np.abs(noise) > clamp
+            while outside.any():
+                noise[outside] = generator.standard_normal(int(outside.sum()), np.float32) * std
+                outside = np.abs(noise) > clamp
+        return noise
+
+    return draw
+
+
+class GraphSpeech:
+    """A model that speaks on the graphs alone (see the module docstring)."""
+
+    def __init__(self, graphs: Graphs, int8: bool, threads: int, noise: Noise | None = None):
+        self.graphs = graphs
+        self.settings = LoopSettings.read(graphs.speech)
+        self.sample_rate = self.settings.sample_rate
+        self.tokenizer = Tokenizer(graphs.folder / self.settings.tokenizer)
+        self.table = np.load(graphs.text_embeddings, mmap_mode="r")
+        """The text table, mapped: only the rows of tokens spoken are read from disk."""
+        self.frame = FrameRunner(graphs.frame)
+        self.lm = LMRunner(graphs.lm(int8), threads)
+        self.mimi = MimiRunner(graphs.mimi(int8), self.settings.mimi_steps_per_latent, threads)
+        self.noise = noise or numpy_noise(np.random.default_rng())
+        self._scale = np.asarray(self.settings.emb_std, np.float32)
+        self._shift = np.asarray(self.settings.emb_mean, np.float32)
+
+    @classmethod
+    def load(cls, folder: Path, int8: bool = False, threads: int = 1) -> GraphSpeech:
+        """The graphs exported into `folder` (`onnx.cache.prepare_graphs`), ready to speak."""
+        return cls(Graphs.read(folder), int8, threads)
+
+    def voice_state(self, path: Path) -> ArrayState:
+        """A saved voice state (pocket-tts's `export_model_state` file)."""
+        return read_state(path)
+
+    def empty_state(self) -> ArrayState:
+        """The state of no voice prompt (`init_states` of the flow LM, nothing read)."""
+        heads, _, dim = self.lm.cache_shape
+        return empty_state(self.graphs.lm_names, heads, dim)
+
+    def generate_audio_stream(
+        self,
+        model_state: dict[str, dict[str, Any]],
+        text_to_generate: str,
+        *,
+        stop: threading.Event | None = None,
+        frames_after_eos: int | None = None,
+    ) -> Iterator[np.ndarray]:
+        """Audio chunks (float32 samples) of `text_to_generate` in the voice of `model_state`
+        (either layout, `onnx.voice_arrays`; left unchanged), as pocket-tts's own method."""
+        settings = self.settings
+        if frames_after_eos is None:
+            frames_after_eos = settings.frames_after_eos
+        stop = stop or threading.Event()
+        chunks = split_into_best_sentences(
+            self.tokenizer, text_to_generate, settings.max_tokens, settings.text
+        )
+        for chunk in chunks:
+            if stop.is_set():
+                break
+            text, guess = prepare_text_prompt(chunk, settings.text)
+            after = frames_after_eos if frames_after_eos is not None else guess + 2
+            yield from self._short_text(model_state, text, after, stop)
+
+    def _short_text(
+        self, state: dict[str, dict[str, Any]], text: str, frames_after_eos: int,
+        stop: threading.Event,
+    ) -> Iterator[np.ndarray]:  # fmt: skip
+        """One chunk: the LM in a thread of its own, Mimi decoded here as frames come."""
+        tokens = self.tokenizer.encode(text)
+        latents: queue.Queue[np.ndarray | BaseException | None] = queue.Queue()
+        left = threading.Event()  # the caller left the stream: the LM stops too
+        names = self.graphs.lm_names
+        caches = lm_caches(state, names, self.lm.slots)
+        offset = offset_of(state, names)
+        frames = math.ceil(
+            (len(tokens) / self.settings.tokens_per_second + self.settings.padding_seconds)
+            * self.settings.frame_rate
+        )
+        worker = threading.Thread(
+            target=self._frames,
+            args=(caches, offset, tokens, frames, frames_after_eos, latents, (stop, left)),
+            name="graph-lm",
+        )  # not a daemon: one ended at exit inside ONNX Runtime aborts the process
+        worker.start()
+        try:
+            yield from self._decoded(latents, stop)
+        finally:
+            left.set()
+            worker.join()
+
+    def _frames(
+        self, caches: list[np.ndarray], offset: int, tokens: list[int], frames: int,
+        frames_after_eos: int, latents: queue.Queue[np.ndarray | BaseException | None],
+        stops: tuple[threading.Event, threading.Event],
+    ) -> None:  # fmt: skip
+        """The LM's side: the text prompt, then latents queued until end of speech (the
+        thread's body; an error is queued for the caller)."""
+        settings, lm = self.settings, self.lm
+        threshold = np.float32(settings.eos_threshold)  # compared in float32, as torch does
+        try:
+            prompt = np.asarray(self.table[tokens], np.float32)[None]
+            lm.run(caches, offset, prompt, self._noise(lm.ldim))
+            offset += len(tokens)
+            latent = np.full((1, 1, lm.ldim), np.nan, np.float32)
+            eos_step: int | None = None
+            for step in range(frames):
+                if any(event.is_set() for event in stops):
+                    break
+                embedding = self.frame.embed(latent)
+                latent, eos = lm.run(caches, offset, embedding, self._noise(lm.ldim))
+                offset += 1
+                allowed = step >= settings.min_frames_before_eos
+                if eos > threshold and eos_step is None and allowed:
+                    eos_step = step
+                if eos_step is not None and step >= eos_step + frames_after_eos:
+                    break
+                latents.put(latent)
+            else:
+                _LOGGER.warning("Maximum generation length reached without EOS")
+        except BaseException as error:  # the caller raises it
+            latents.put(error)
+        latents.put(None)
+
+    def _noise(self, ldim: int) -> np.ndarray:
+        return self.noise((1, ldim), self.settings.temperature, self.settings.noise_clamp)
+
+    def _decoded(
+        self, latents: queue.Queue[np.ndarray | BaseException | None], stop: threading.Event
+    ) -> Iterator[np.ndarray]:
+        """Mimi's side: every latent queued so far decoded into one chunk, the first faded in."""
+        mimi = self.mimi
+        state = mimi.new_state()
+        fade: np.ndarray | None = np.linspace(0, 1, self.sample_rate // 200, dtype=np.float32)
+        finished = False
+        while not finished:
+            batch = [latents.get()]
+            while batch[-1] is not None and not isinstance(batch[-1], BaseException):
+                try:
+                    batch.append(latents.get_nowait())
+                except queue.Empty:
+                    break
+            audio = []
+            for latent in batch:
+                if latent is None:
+                    finished = True
+                    break
+                if isinstance(latent, BaseException):
+                    raise latent
+                if stop.is_set():
+                    return
+                audio.append(mimi.decode(state, latent * self._scale + self._shift))
+            if not audio:
+                continue
+            chunk = np.concatenate(audio)
+            if fade is not None:
+                chunk[: fade.size] *= fade[: chunk.size]
+                fade = None
+            yield chunk

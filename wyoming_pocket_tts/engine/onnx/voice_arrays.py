@@ -1,0 +1,82 @@
+"""Voice states as numpy arrays: read and written in the layout pocket-tts saves, and laid out
+as the LM graph's caches for one generation. No torch: safetensors' numpy API.
+
+pocket-tts's layout, per flow-LM attention module: `cache` (2, 1, steps, heads, dim per head:
+K and V appended), `offset` (1,: steps written), `pad` (1,: zero here), as `export_model_state`
+writes them under `module/key` (older files hold `current_end`, whose length is the offset).
+The graph's, per module: `k` and `v` (1, heads, slots, dim per head), written up to the offset,
+zeros beyond (`onnx.attention.ExportableAttention`'s layout; `from_pocket_state` in torch).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ArrayState = dict[str, dict[str, np.ndarray]]
+"""A model state of arrays: module name -> key -> array."""
+
+
+class CacheFull(ValueError):
+    """A fixed cache (no `context`) was asked to hold more steps than it has slots."""
+
+
+def read_state(path: Path) -> ArrayState:
+    """The state a safetensors file holds (pocket-tts's `export_model_state` layout)."""
+    from safetensors.numpy import load_file
+
+    state: ArrayState = {}
+    for key, array in load_file(str(path)).items():
+        module, name = key.split("/")
+        if name == "current_end":
+            state.setdefault(module, {})["offset"] = np.full(1, array.shape[0], np.int64)
+        else:
+            state.setdefault(module, {})[name] = array
+    return state
+
+
+def write_state(state: ArrayState, path: Path, metadata: dict[str, str] | None = None) -> None:
+    """Save `state` as pocket-tts's `export_model_state` does (`read_state` reads it back)."""
+    from safetensors.numpy import save_file
+
+    flat = {
+        f"{module}/{name}": np.ascontiguousarray(array)
+        for module, entries in state.items()
+        for name, array in entries.items()
+    }
+    save_file(flat, str(path), metadata=metadata)
+
+
+def offset_of(state: dict[str, dict[str, Any]], names: list[str]) -> int:
+    """Steps the flow LM has already read into `state` (its voice prompt)."""
+    return int(np.asarray(state[names[0]]["offset"]).reshape(-1)[0])
+
+
+def lm_caches(state: dict[str, dict[str, Any]], names: list[str], slots: int) -> list[np.ndarray]:
+    """Fresh K and V caches (1, heads, `slots`, dim each; in `names`' order, K then V) holding
+    `state`'s written steps: the request's own, `state` left as it was. `state` is in either
+    layout, of numpy arrays or anything `np.asarray` reads (CPU torch tensors)."""
+    used = offset_of(state, names)
+    if used > slots:
+        raise CacheFull(f"the attention cache holds {slots} steps, the voice {used}")
+    caches = []
+    for name in names:
+        entry = state[name]
+        if "cache" in entry:  # pocket-tts's: (2, 1, steps, heads, dim)
+            cache = np.asarray(entry["cache"])
+            written = [cache[i, 0, :used].transpose(1, 0, 2) for i in (0, 1)]
+        else:  # the graph's: (1, heads, slots, dim)
+            written = [np.asarray(entry[key])[0, :, :used] for key in ("k", "v")]
+        for rows in written:
+            full = np.zeros((1, rows.shape[0], slots, rows.shape[2]), np.float32)
+            full[0, :, :used] = rows
+            caches.append(full)
+    return caches
+
+
+def empty_state(names: list[str], heads: int, dim: int) -> ArrayState:
+    """The state of no voice prompt, in pocket-tts's layout (`init_states` with no steps)."""
+    empty = np.zeros((2, 1, 0, heads, dim), np.float32)
+    return {name: {"offset": np.zeros(1, np.int64), "cache": empty} for name in names}
