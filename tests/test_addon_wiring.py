@@ -61,7 +61,7 @@ def test_a_folder_voice_chosen_as_the_default_speaks_by_default(tmp_path: Path) 
         log = server.log
         assert server.stop() == 0
     assert "Option 'voice'" not in log, log
-    assert [v.name for v in info.tts[0].voices][0] == "mamie"  # the default: listed first
+    assert info.tts[0].voices[0].name == "mamie"  # the default: listed first
     assert reply.audio and not reply.errors
 
 

@@ -131,7 +131,7 @@ def test_a_cut_reply_ends_without_the_trailing_silence(
         assert server.stop(signalled=True) == 0
     assert not whole.errors and trailing_zeros(whole.audio) >= trail
     assert [e.code for e in stopped.errors] == [SHUTDOWN], stopped.errors
-    assert 0 < len(stopped.audio) and trailing_zeros(stopped.audio) < trail // 10
+    assert len(stopped.audio) > 0 and trailing_zeros(stopped.audio) < trail // 10
 
 
 def test_loudness_reaches_every_sample_at_another_speed(
@@ -209,7 +209,8 @@ def test_an_xml_lang_switch_speaks_in_that_languages_model_and_voice(
     assert reply.audio and not reply.errors
     references = {"fr": french, "en": english}
     assert english.model is not french.model
-    spoken = {w: named(c, references) for w in ("Hello", "Gaston", "Goodbye") for c in saying(calls, w)}
+    words = ("Hello", "Gaston", "Goodbye")
+    spoken = {w: named(c, references) for w in words for c in saying(calls, w)}
     assert spoken == {"Hello": ("en", "en"), "Gaston": ("fr", "fr"), "Goodbye": ("en", "en")}
 
 

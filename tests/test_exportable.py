@@ -37,7 +37,7 @@ FP32_TOLERANCE = 1e-5
 """Largest RMS difference relative to the reference's RMS in fp32. Derived: the exportable sums
 the same products in another order, and a reordered fp32 sum of n terms moves by about
 sqrt(n) * 6e-8 (n at most 1024 here: 2e-6); each frame starts from the same inputs (teacher
-forcing), so nothing accumulates. Measured 2e-7 to 3e-7 on every kernel path (docs/development.md)."""
+forcing), so nothing accumulates. Measured 2e-7 to 3e-7 on 7 kernel paths (docs/development.md)."""
 
 INT8_SHARE = 1 / 4
 """In int8, the largest RMS difference from pocket-tts's int8 as a share of int8's own noise:

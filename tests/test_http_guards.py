@@ -239,7 +239,8 @@ def test_cors_answers_only_the_exact_origin(slim_model: TinyModel, tmp_path: Pat
                         status = asked.status
                     async with session.get(url, headers=bearer | {"Origin": who}) as got:
                         await got.read()
-                        seen[who] = (status, allowed, got.headers.get("Access-Control-Allow-Origin"))
+                        answered = got.headers.get("Access-Control-Allow-Origin")
+                        seen[who] = (status, allowed, answered)
             return seen
 
     seen = asyncio.run(scenario())

@@ -10,6 +10,7 @@ to them. Its data folder then holds the graphs the other tests start from (copie
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import shutil
 import threading
 from dataclasses import dataclass
@@ -68,10 +69,8 @@ async def status_row(url: str) -> str:
             await page.wait_for_selector("body[data-ready='1']")
             await page.click("nav button[data-tab='status']")
             row = page.locator("#status-models tbody tr").first
-            try:
+            with contextlib.suppress(Exception):  # playwright's timeout: the row says what it says
                 await row.get_by_text(PREPARING, exact=False).wait_for(timeout=30_000)
-            except Exception:  # noqa: BLE001 (playwright's timeout): the row says what it says
-                pass
             return await row.inner_text()
         finally:
             await browser.close()
