@@ -241,6 +241,34 @@ def test_pronunciations_apply_inside_an_xml_lang_switch(
     assert texts == ["Lights one.", "Lights two.", "Lights three."], texts
 
 
+def test_a_passage_in_another_language_gets_that_languages_pronunciations(
+    endless_model: TinyModel, tiny_model: TinyModel, voices: dict[str, Path], tmp_path: Path
+) -> None:
+    """Guards the bug found here: inside `<lang xml:lang="fr">` of an English request, the French
+    voice spoke the passage with the English household entries, and the French ones (saved for
+    exactly that voice) were ignored. Each passage must get the entries of the language whose
+    voice speaks it; a language no model serves is spoken by the request's voice, with its."""
+    data = tmp_path / "data"
+    (data / "pronunciations").mkdir(parents=True)
+    (data / "pronunciations" / "en.txt").write_text("Zorg -> Lights\n", encoding="utf-8")
+    (data / "pronunciations" / "fr.txt").write_text("Zorg -> Lumières\n", encoding="utf-8")
+    args = [*two_languages(endless_model, tiny_model, voices), "--data-dir", str(data)]
+    ssml = (
+        '<speak>Zorg one. <lang xml:lang="fr-FR">Zorg deux.</lang> '
+        '<lang xml:lang="de">Zorg drei.</lang></speak>'
+    )
+
+    async def scenario() -> Reply:
+        async with running_server(args) as server:
+            return await one_shot(server.port or 0, ssml, "anna", ssml=True)
+
+    with pocket_tts_calls() as calls:
+        reply = asyncio.run(scenario())
+    assert reply.audio and not reply.errors
+    texts = [call.text for call in calls if any(n in call.text for n in ("one", "deux", "drei"))]
+    assert texts == ["Lights one.", "Lumières deux.", "Lights drei."], texts
+
+
 def test_http_model_names_the_language_of_the_voice_without_one(
     endless_model: TinyModel, tiny_model: TinyModel, voices: dict[str, Path]
 ) -> None:
