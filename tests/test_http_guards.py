@@ -21,7 +21,7 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from wyoming_pocket_tts.errors import BAD_CSRF, BAD_TOKEN, CROSS_ORIGIN
+from wyoming_pocket_tts.errors import BAD_CSRF, BAD_TOKEN, CROSS_ORIGIN, INVALID_TOKEN
 from wyoming_pocket_tts.http.studio import CSRF_HEADER
 from wyoming_pocket_tts.server import TtsServer
 
@@ -205,6 +205,39 @@ def test_the_token_cookie_is_http_only_and_same_site(slim_model: TinyModel, tmp_
     assert "httponly" in flags, right
     assert re.fullmatch(r"\s*SameSite=(Strict|Lax)", flags.get("samesite", ""), re.I), right
     assert status == 200  # the cookie is the studio's key
+
+
+def test_every_other_route_needs_the_token(slim_model: TinyModel, tmp_path: Path) -> None:
+    """Guards the class of break: a route of the HTTP API served without the token (a path
+    added to the open ones, or a route added where the token middleware does not look). Every
+    route of the app's router but `/health` and the studio's (its own guard, above) refuses a
+    request without the Bearer token, or with a wrong one, as `invalid-api-key`."""
+
+    async def scenario() -> dict[tuple[str, str], list[tuple[int, str]]]:
+        async with guarded_server(slim_model, tmp_path / "root") as server:
+            assert server.http is not None
+            base = f"http://127.0.0.1:{server.http.port}"
+            routes = []
+            for route in server.http.app.router.routes():
+                path = route.resource.canonical if route.resource is not None else ""
+                studio = path == STUDIO[0] or path.startswith(STUDIO[1])
+                if route.method != "HEAD" and path != "/health" and not studio:
+                    routes.append((route.method, re.sub(r"\{[^}]+\}", "x", path)))
+            assert ("POST", "/v1/audio/speech") in routes, routes
+            seen = {}
+            async with aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as session:
+                for method, path in routes:
+                    seen[(method, path)] = []
+                    for headers in ({}, {"Authorization": "Bearer wrong"}):
+                        async with session.request(
+                            method, base + path, json={"input": "Hi.", "voice": "alba"},
+                            headers=headers,
+                        ) as response:  # fmt: skip
+                            seen[(method, path)].append(await error_code(response))
+            return seen
+
+    seen = asyncio.run(scenario())
+    assert seen == dict.fromkeys(seen, [(401, INVALID_TOKEN)] * 2)
 
 
 LOOK_ALIKES = (

@@ -88,10 +88,10 @@ def test_a_stream_that_keeps_sending_text_is_not_timed_out(
 ) -> None:
     """Guards the break: a stream's no-text timer (`stream_timeout`) not re-armed by each
     `synthesize-chunk`, so an LLM's reply that streams for longer than the timeout is cut
-    with `stream-timeout` although text kept coming. With a 1.5 s timeout, chunks every 0.3 s
-    for 3 s are all spoken; a stream that then goes quiet for longer is timed out (the timer
-    works)."""
-    pieces = [f"Step {n}. " for n in range(10)]
+    with `stream-timeout` although text kept coming. With a 3 s timeout, chunks every 0.3 s
+    for 4.8 s are all spoken (a tenth of the timeout apart: room for a loaded machine); a
+    stream that then goes quiet for longer is timed out (the timer works)."""
+    pieces = [f"Step {n}. " for n in range(16)]
 
     async def stream(port: int, quiet: float) -> Reply:
         async with AsyncTcpClient("127.0.0.1", port) as client:
@@ -105,9 +105,9 @@ def test_a_stream_that_keeps_sending_text_is_not_timed_out(
 
     async def scenario() -> tuple[Reply, Reply]:
         args = model_args(endless_model, voices)
-        async with running_server(args, stream_timeout=1.5) as server:
+        async with running_server(args, stream_timeout=3.0) as server:
             kept = await stream(server.port or 0, 0.0)
-            quiet = await stream(server.port or 0, 3.0)
+            quiet = await stream(server.port or 0, 4.5)
         return kept, quiet
 
     kept, quiet = asyncio.run(scenario())
