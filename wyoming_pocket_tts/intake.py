@@ -8,7 +8,8 @@ admits the request, or ends it at once with `busy`. Text then goes through one p
 plain text and SSML, whether it comes whole (`speak`) or in pieces (`add`, `finish`): cleaned,
 the household's pronunciations applied, numbers read in the voice's language, cut into sentences
 that go to the engine as each completes; SSML's breaks become pauses, its `<prosody rate>` a rate
-and its `xml:lang` the default voice of that language where one is served. All of it runs off the
+and its `xml:lang` the default voice of that language where one is served, with that language's
+pronunciations. All of it runs off the
 event loop. Past `max_text_chars` the whole sentences that fit are spoken, then `text-too-long`.
 Audio comes out through `Session.audio`, which counts what is unread and wakes the engine.
 """
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 from .engine.serving.request import Listener, Piece, SpeechRequest
 from .engine.serving.scheduler import EngineBusy
@@ -112,8 +113,13 @@ class Session:
         language = voice.code
         pronunciations = self._service.pronunciations
 
-        def pronounce(text: str) -> str:  # off the loop, with the sentence: its file is read
-            return pronunciations.lexicon(language).apply(text)
+        def pronounce(text: str, code: str = language) -> str:  # off the loop: a file is read
+            return pronunciations.lexicon(code).apply(text)
+
+        def pronounce_in(passage: str) -> Callable[[str], str]:
+            """An `xml:lang` passage's entries: those of the language whose voice speaks it."""
+            code = self._service.catalog.served_language(passage) or language
+            return lambda text: pronounce(text, code)
 
         self._splitter: SentenceSplitter | SsmlStream
         if ssml:
@@ -122,6 +128,7 @@ class Session:
                 clean=settings.clean_text,
                 numbers=settings.number_words,
                 pronounce=pronounce,
+                pronounce_in=pronounce_in,
             )
         else:
             self._splitter = SentenceSplitter(

@@ -16,22 +16,25 @@ from pathlib import Path
 import numpy as np
 import pytest
 from pocket_tts import TTSModel
+from wyoming_pocket_tts.engine.tuning.tuned.timing import LONG_TEXT, empty_voice
+from wyoming_pocket_tts.engine.tuning.tuned.tuned import load_tuned_model
 
 from testkit.model_factory import TinyModel
 from testkit.support import short_timing
 from wyoming_pocket_tts.engine.model import int8 as speedups
-from wyoming_pocket_tts.engine.tuning import tuned as tuning
-from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT, empty_voice
-from wyoming_pocket_tts.engine.tuning.tuned import load_tuned_model
+from wyoming_pocket_tts.engine.tuning.tuned import tuned as tuning
 from wyoming_pocket_tts.settings import ModelSettings
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 FRAMES = 20
 TOLERANCE = 1e-3
-"""Largest RMS difference from the unchanged model, relative to its RMS level. Measured: 3.2e-5
-on the tiny model, 5.5e-5 at `english` shapes (under one 16-bit step); pocket-tts's own int8
-moves the audio by 8.5e-4 (tiny) and 6.1e-3 (`english`)."""
+"""Largest RMS difference from the unchanged model, relative to its RMS level: a ceiling only.
+The bound that holds on every host is a reference computed on this one: a quarter of what
+pocket-tts's own int8 moves the same audio (int8 rounds each activation to one of 255 steps,
+and which step a value lands on depends on the CPU's kernels). Measured: 1.5e-5 to 3.0e-5 on
+7 torch kernel paths, 0.02-0.03 of pocket-tts's int8 change (7.5e-4 to 9.7e-4); 5.5e-5 at
+`english` shapes, where pocket-tts's int8 moves the audio by 6.1e-3."""
 
 
 def speak(model: TTSModel, voice: dict | None = None) -> np.ndarray:

@@ -16,6 +16,7 @@ import pytest
 import torch
 from pocket_tts import TTSModel
 from pocket_tts.modules.stateful_module import increment_steps, init_states
+from wyoming_pocket_tts.engine.tuning.tuned.timing import LONG_TEXT
 
 from testkit.model_factory import TinyModel, build_tiny_model, write_voice_wav
 from wyoming_pocket_tts.engine.model.int8 import quantize_mimi_decoder
@@ -25,7 +26,6 @@ from wyoming_pocket_tts.engine.onnx.attention import (
     from_pocket_state,
     use_exportable_attention,
 )
-from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT
 
 from .test_int8 import relative_difference, speak
 
@@ -33,10 +33,20 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 FRAMES = 300
 
-TOLERANCE = {False: 1e-5, True: 2e-4}
-"""Largest RMS difference relative to the reference's RMS, fp32 and int8. Measured: 2e-7 in
-fp32; in int8 2.4e-5, where a 1e-7 difference in a layer's input now and then moves its dynamic
-int8 rounding by one step (pocket-tts's int8 moves the audio by 8.5e-4 from fp32)."""
+FP32_TOLERANCE = 1e-5
+"""Largest RMS difference relative to the reference's RMS in fp32. Derived: the exportable sums
+the same products in another order, and a reordered fp32 sum of n terms moves by about
+sqrt(n) * 6e-8 (n at most 1024 here: 2e-6); each frame starts from the same inputs (teacher
+forcing), so nothing accumulates. Measured 2e-7 to 3e-7 on 7 kernel paths (docs/development.md)."""
+
+INT8_SHARE = 1 / 4
+"""In int8, the largest RMS difference from pocket-tts's int8 as a share of int8's own noise:
+pocket-tts's int8 against its fp32, computed the same way (teacher-forced) on the same host.
+A reference, not a constant: where a layer's input differs by one fp32 rounding, dynamic int8
+moves its quantised value by a step now and then, and how often depends on the CPU's kernels
+(on an AMD Zen 4, 5.5e-4; here 1.9e-7 with AVX-512 and 6.5e-4 with torch limited to AVX2).
+Two int8 runs cannot differ by more than twice the noise (each is within it of fp32); measured
+up to 0.16 of it over 7 kernel paths. An exportable that skipped int8 would be about 1 of it."""
 
 
 @pytest.fixture(scope="module")
@@ -119,11 +129,18 @@ def difference(got: torch.Tensor, expected: torch.Tensor) -> float:
 def test_the_exportable_cache_equals_pocket_tts_over_300_frames(
     slim: TinyModel, int8: bool
 ) -> None:
+    """fp32: within `FP32_TOLERANCE` (derived). int8: within `INT8_SHARE` of int8's own noise
+    measured on this host (a reference computed the same way)."""
     reference, exportable = reference_and_exportable(slim, int8)
     latents = lm_frames(reference)
-    assert difference(lm_frames(exportable, latents), latents) < TOLERANCE[int8]
     expected = mimi_attention_frames(reference)
-    assert difference(mimi_attention_frames(exportable), expected) < TOLERANCE[int8]
+    lm_bound = mimi_bound = FP32_TOLERANCE
+    if int8:
+        fp32, _ = reference_and_exportable(slim, False)
+        lm_bound = INT8_SHARE * difference(lm_frames(fp32, latents), latents)
+        mimi_bound = INT8_SHARE * difference(mimi_attention_frames(fp32), expected)
+    assert difference(lm_frames(exportable, latents), latents) < lm_bound
+    assert difference(mimi_attention_frames(exportable), expected) < mimi_bound
     # Mimi's circular cache went round many times (96 here).
     attention = exportable.mimi.decoder_transformer.transformer.layers[0].self_attn
     assert isinstance(attention, ExportableAttention)
@@ -137,10 +154,10 @@ def test_mimi_audio_equals_pocket_tts(slim: TinyModel, per_call: int) -> None:
     circular cache holds (the context, 50 steps here), and the call keeps its last steps."""
     reference, exportable = reference_and_exportable(slim, False)
     expected = mimi_attention_frames(reference, 48, per_call)
-    assert difference(mimi_attention_frames(exportable, 48, per_call), expected) < TOLERANCE[False]
+    assert difference(mimi_attention_frames(exportable, 48, per_call), expected) < FP32_TOLERANCE
     latents = torch.randn(1, 40, reference.flow_lm.ldim, generator=torch.Generator().manual_seed(2))
     expected = decode(reference, latents, per_call)
-    assert difference(decode(exportable, latents, per_call), expected) < TOLERANCE[False]
+    assert difference(decode(exportable, latents, per_call), expected) < FP32_TOLERANCE
 
 
 def test_a_full_fixed_cache_says_so(slim: TinyModel) -> None:
@@ -162,7 +179,7 @@ def test_a_voice_state_of_pocket_tts_converts(slim: TinyModel, tmp_path: Path) -
     converted = from_pocket_state(exportable, voice)
     assert all("cache" not in module for module in converted.values())
     expected, got = speak(reference, voice), speak(exportable, converted)
-    assert relative_difference(got, expected) < TOLERANCE[False]
+    assert relative_difference(got, expected) < FP32_TOLERANCE
     # Made by the exportable model itself, the same voice state gives the same audio.
     assert relative_difference(speak(exportable, exportable.get_state_for_audio_prompt(prompt)),
-                               expected) < TOLERANCE[False]  # fmt: skip
+                               expected) < FP32_TOLERANCE  # fmt: skip

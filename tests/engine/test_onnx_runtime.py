@@ -6,7 +6,7 @@ graphs, with int8 ones quantised from them, are copied into a data folder (`expo
 in-process tests read, and servers are started on copies of that folder, so they find the
 graphs cached and load them in a fraction of a second. The same text and voice, at temperature
 0, give the same audio on either runtime within `FP32_TOLERANCE` (fp32 graphs) or
-`INT8_TOLERANCE` (int8 graphs).
+`INT8_SHARE` of torch's own int8 change (int8 graphs).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ import numpy as np
 import pytest
 import torch
 from pocket_tts import TTSModel
+from wyoming_pocket_tts.engine.tuning.tuned.timing import LONG_TEXT, Speed, empty_voice
 
 from testkit.model_factory import TinyModel, expected_frames
 from testkit.support import (
@@ -43,6 +44,7 @@ from testkit.support import (
 )
 from tests.conftest import model_args
 from tests.studio_support import running_studio, status, until
+from wyoming_pocket_tts.engine.model.int8 import quantize_mimi_decoder
 from wyoming_pocket_tts.engine.onnx import background as graph_export
 from wyoming_pocket_tts.engine.onnx import cache as runtime
 from wyoming_pocket_tts.engine.onnx import child as export_process
@@ -50,8 +52,7 @@ from wyoming_pocket_tts.engine.onnx.attention import from_pocket_state, to_pocke
 from wyoming_pocket_tts.engine.onnx.graphs import Graphs
 from wyoming_pocket_tts.engine.onnx.model import GraphFlowLM, use_graphs
 from wyoming_pocket_tts.engine.onnx.sessions import LMGraph
-from wyoming_pocket_tts.engine.tuning import comparison
-from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT, Speed, empty_voice
+from wyoming_pocket_tts.engine.tuning.tuned import comparison
 from wyoming_pocket_tts.http.studio import StudioSettings
 from wyoming_pocket_tts.settings import ModelSettings
 
@@ -61,16 +62,22 @@ pytestmark = [pytest.mark.usefixtures("one_torch_thread"), pytest.mark.timeout(4
 FRAMES = 30
 """Frames compared in process (2.4 s of audio)."""
 FP32_TOLERANCE = 1e-5
-"""Largest RMS difference of fp32 graphs' audio from torch's, relative to torch's RMS.
-Measured: 5e-7 (the same sums in another order)."""
-INT8_TOLERANCE = 0.03
-"""The same for int8 graphs against torch fp32. Measured on `slim`: 9.7e-3, where torch's own
-int8 (pocket-tts's and Mimi's decoder) moves it by 9.8e-4: ONNX Runtime quantises each
-activation per tensor, as torch.ao does, but rounds otherwise (random weights: no listening
-test here; docs/performance.md has the spike's figures)."""
+"""Largest RMS difference of fp32 graphs' audio from torch's, relative to torch's RMS. Derived:
+the same products summed in another order (ONNX Runtime's kernels), which moves an fp32 sum of
+n terms by about sqrt(n) * 6e-8 (n at most 1024 here: 2e-6), and at temperature 0 nothing is
+drawn that could amplify it. Measured 6.2e-7 on each of 7 torch kernel paths
+(docs/development.md)."""
+INT8_SHARE = 3.0
+"""int8 graphs against torch fp32, as a multiple of torch's own int8 change on this host (the
+server's `--quantize on`: pocket-tts's int8 LM and Mimi's decoder, against fp32). A reference,
+not a constant: the graphs quantise the same linear layers the same way (dynamic, per tensor),
+so their change is int8's noise, which depends on the model and the CPU's kernels. Measured
+0.6 of it (5.8e-4 against 9.7e-4, ONNX Runtime's kernels unmoved on 7 torch kernel paths)."""
 PCM_TOLERANCE = 1e-4
-"""The same through real servers, as 16-bit PCM: measured 1.2e-5 (one PCM step at most, serially;
-under xdist 0.6% of samples moved by more, as torch's own sums may run in another order)."""
+"""The same through real servers, as 16-bit PCM. Derived: `FP32_TOLERANCE` plus one 16-bit
+step of rounding on any sample (a step is 3e-5 of full scale). Measured 1.1e-5 to 1.3e-5 on
+7 kernel paths (one PCM step at most, serially; under xdist 0.6% of samples moved by more, as
+torch's own sums may run in another order)."""
 FALLBACK = "ONNX Runtime cannot run the en model, it runs on torch"
 
 
@@ -238,12 +245,13 @@ def relative(got: torch.Tensor, expected: torch.Tensor) -> float:
     return float((got - expected).pow(2).mean().sqrt() / expected.pow(2).mean().sqrt())
 
 
-@pytest.mark.parametrize(("int8", "tolerance"), [(False, FP32_TOLERANCE), (True, INT8_TOLERANCE)])
+@pytest.mark.parametrize("int8", [False, True], ids=["fp32", "int8"])
 def test_graphs_speak_as_torch_does(
-    endless_model: TinyModel, exported: Path, settings: ModelSettings, int8: bool, tolerance: float
+    endless_model: TinyModel, exported: Path, settings: ModelSettings, int8: bool
 ) -> None:
-    """The graphs' audio is torch's within the tolerance, with torch's copies of the weights
-    they run released (empty: nothing falls back on them unseen)."""
+    """The graphs' audio is torch's within `FP32_TOLERANCE` (fp32, derived) or `INT8_SHARE`
+    of torch's own int8 change (int8, a reference computed on this host), with torch's copies
+    of the weights they run released (empty: nothing falls back on them unseen)."""
     reference = endless_model.load()
     graphs = graph_model(endless_model, exported, settings, int8)
     assert isinstance(graphs.flow_lm, GraphFlowLM) and not isinstance(
@@ -254,9 +262,13 @@ def test_graphs_speak_as_torch_does(
     assert sum(p.numel() for p in graphs.mimi.encoder.parameters()) > 0  # voices: torch
     expected = speak(reference, empty_voice(reference))
     difference = relative(speak(graphs, empty_voice(graphs)), expected)
-    assert difference < tolerance
     if not int8:  # not merely close: the graphs compute what torch computes, every frame
         assert difference < FP32_TOLERANCE / 10
+        return
+    torch_int8 = endless_model.load(quantize=True)
+    assert quantize_mimi_decoder(torch_int8)
+    own_change = relative(speak(torch_int8, empty_voice(torch_int8)), expected)
+    assert 0 < difference < INT8_SHARE * own_change, (difference, own_change)
 
 
 def test_the_graphs_sample_pocket_tts_noise(

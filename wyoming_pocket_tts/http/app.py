@@ -83,6 +83,11 @@ class HttpSite:
         self._site: web.TCPSite | None = None
 
     @property
+    def app(self) -> web.Application:
+        """The application served (its router lists every route)."""
+        return self._runner.app
+
+    @property
     def port(self) -> int | None:
         """The port actually bound."""
         server = self._site._server if self._site is not None else None

@@ -111,13 +111,17 @@ class SsmlStream:
         clean: bool = True,
         numbers: bool = True,
         pronounce: Callable[[str], str] | None = None,
+        pronounce_in: Callable[[str], Callable[[str], str]] | None = None,
     ) -> None:
         """`pronounce`: the household's "written -> said" entries of the request's voice,
-        applied to every sentence as plain text's are (after clean-up, before numbers)."""
+        applied to every sentence as plain text's are (after clean-up, before numbers);
+        `pronounce_in`: the entries for a passage in the language its `xml:lang` names (None:
+        `pronounce` there too)."""
         self._language = language
         self._clean = clean
         self._numbers = numbers
         self._pronounce = pronounce
+        self._pronounce_in = pronounce_in
         self._parser = DefusedXMLParser(
             target=self, forbid_dtd=True, forbid_entities=True, forbid_external=True
         )
@@ -304,8 +308,11 @@ class SsmlStream:
                 return  # whitespace between elements does not change the context
             self._end_sentence()
             self._context = (language, rate)
+            pronounce = self._pronounce
+            if language is not None and self._pronounce_in is not None:
+                pronounce = self._pronounce_in(language)
             self._splitter = SentenceSplitter(
-                self._clean, language or self._language, self._numbers, self._pronounce
+                self._clean, language or self._language, self._numbers, pronounce
             )
         self._sentences(self._splitter.add(text))
 

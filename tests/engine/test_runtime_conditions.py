@@ -1,0 +1,263 @@
+"""The runtime's choices under the conditions they depend on: `--threads`, `--quantize`, a
+request during the switch to the graphs, the studio while graphs are prepared. Through the real
+in-process server (and its studio in chromium), on the endless model.
+
+`first_start` is a first start on `--runtime onnx` (no cached graphs): its export child writes
+the fp32 graphs while the studio is looked at, and a request arrives while the engine switches
+to them. Its data folder then holds the graphs the other tests start from (copies of it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from testkit.model_factory import TinyModel
+from testkit.support import Reply, running_server, synthesize
+from tests.conftest import model_args
+from tests.studio_support import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    need_chromium,
+    running_studio,
+    status,
+    until,
+)
+from wyoming_pocket_tts.engine.onnx import background as graph_export
+from wyoming_pocket_tts.engine.onnx import cache as runtime
+from wyoming_pocket_tts.engine.onnx.graphs import Graphs
+from wyoming_pocket_tts.engine.onnx.model import GraphFlowLM
+from wyoming_pocket_tts.engine.serving import engine as worker
+from wyoming_pocket_tts.http.studio import StudioSettings
+from wyoming_pocket_tts.settings import ModelSettings
+
+from .test_onnx_runtime import counted_frames
+
+pytestmark = [pytest.mark.usefixtures("one_torch_thread"), pytest.mark.timeout(480)]
+
+GATE = 400.0
+"""Seconds a test may wait for an export or hold the switch open (bounds, not reached)."""
+PREPARING = "preparing ONNX Runtime graphs in the background"
+"""What the studio's status tab says of a model whose graphs are being prepared."""
+
+
+@dataclass
+class FirstStart:
+    data: Path
+    """The server's data folder: the fp32 graphs, cached."""
+    status: dict[str, Any]
+    """The studio's status entry of the model while its graphs were exported."""
+    page: str
+    """The model's row of the status tab in chromium then."""
+    reply: Reply
+    """A request sent once the switch to the graphs had begun."""
+    frames_for_the_request: int
+    """Frames the LM graph ran from that request's arrival to the end of its reply."""
+    frames_of_the_switch: int
+    """Frames the LM graph ran for the switch that completed afterwards (its warm-up, timing)."""
+    runtime_after: str
+
+
+async def status_row(url: str) -> str:
+    """The status tab's model row, as chromium shows it once it says the graphs are prepared
+    (or after 30 s)."""
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = await browser.new_page()
+            await page.goto(url)
+            await page.wait_for_selector("body[data-ready='1']")
+            await page.click("nav button[data-tab='status']")
+            row = page.locator("#status-models tbody tr").first
+            with contextlib.suppress(Exception):  # playwright's timeout: the row says what it says
+                await row.get_by_text(PREPARING, exact=False).wait_for(timeout=30_000)
+            return await row.inner_text()
+        finally:
+            await browser.close()
+
+
+@pytest.fixture(scope="module")
+def first_start(
+    endless_model: TinyModel, voices: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+) -> FirstStart:
+    """A first start on `--runtime onnx`: the studio looked at while the child exports; the
+    switch to the graphs held at its start until a request has arrived (a gate around the
+    engine's `on_graphs`, released by the request's admission, so the request comes during the
+    switch whatever the machine's speed), then let go as it is."""
+    need_chromium()
+    data = tmp_path_factory.mktemp("first-start") / "data"
+    args = [*model_args(endless_model, {"b": voices["b"]}), "--runtime", "onnx"]
+    args += ["--quantize", "off", "--data-dir", str(data)]
+    real_on_graphs = worker.on_graphs
+    switching, arrived = threading.Event(), threading.Event()
+    gated: list[bool] = []
+
+    def gate(*call_args: Any, **kwargs: Any) -> Any:
+        if not gated:  # the first switch waits until the test's request has arrived
+            gated.append(True)
+            switching.set()
+            assert arrived.wait(GATE), "no request arrived during the switch"
+        return real_on_graphs(*call_args, **kwargs)
+
+    async def scenario(frames: list[float]) -> FirstStart:
+        async with running_studio(args, StudioSettings()) as studio:
+            engine = studio.server.engine
+            assert engine.tuning is not None and engine.tuning.export is not None
+            admit = engine.scheduler.admit
+
+            def admitted(request: Any) -> None:  # wraps, not replaces, the real admission
+                admit(request)
+                arrived.set()
+
+            engine.scheduler.admit = admitted  # type: ignore[method-assign]
+            entry = await status(studio)
+            page = await status_row(studio.url)
+            assert engine.tuning.export is not None, "the export ended before the page was read"
+            assert await asyncio.to_thread(switching.wait, GATE), "the switch never began"
+            before = len(frames)
+            reply = await synthesize(studio.server.port or 0, "Lights on.", voice="b")
+            asked = len(frames) - before
+            await until(lambda: engine.tuning is not None and engine.tuning.export is None, GATE)
+            tuning = engine.tuning
+            assert tuning is not None
+            return FirstStart(
+                data, entry, page, reply, asked, len(frames) - before - asked,
+                tuning.settings.runtime,
+            )  # fmt: skip
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(graph_export, "POLL", 0.5)  # the engine's idle wait before it switches
+        patch.setattr(worker, "on_graphs", gate)
+        with counted_frames(patch) as frames:
+            return asyncio.run(scenario(frames))
+
+
+def test_the_studio_shows_graphs_being_prepared_under_runtime_onnx(first_start: FirstStart):
+    """Guards the break: the studio's status not saying "preparing graphs" under `--runtime
+    onnx` (only under `auto`), in its JSON (`studio_views`) or on its page (`studio.js`): a
+    household sees torch and no reason why. While the export child runs, the status entry says
+    torch and preparing, and chromium shows the row saying so."""
+    assert (first_start.status["runtime"], first_start.status["preparing_graphs"]) == (
+        "torch",
+        True,
+    )
+    assert PREPARING in first_start.page, first_start.page
+
+
+def test_a_request_during_the_switch_to_the_graphs_goes_first(first_start: FirstStart):
+    """Guards the break: the switch to the graphs (`Engine._switch`) not cancelled by a request
+    that arrives (its `on_graphs` without `cancel=scheduler.arrived`), so the request waits for
+    the graphs' whole warm-up and timing (5.1 s instead of 0.05 s at full size). Counted in
+    frames, not seconds: from the request's arrival to the end of its reply the LM graph runs
+    only the frames pocket-tts's LM thread had begun before it saw the stop (4 here; the
+    request itself is spoken on torch), a small share of what the whole switch runs
+    afterwards (92 here)."""
+    assert first_start.reply.audio and not first_start.reply.errors
+    asked, switch = first_start.frames_for_the_request, first_start.frames_of_the_switch
+    assert asked < switch / 4, (asked, switch)
+    assert first_start.runtime_after == "onnx"
+
+
+def graph_data(first_start: FirstStart, tmp_path: Path) -> Path:
+    """A copy of the first start's data folder: its fp32 graphs (a server may write there)."""
+    data = tmp_path / "data"
+    shutil.copytree(first_start.data / "graphs", data / "graphs")
+    return data
+
+
+def test_the_graph_sessions_run_on_the_threads_asked(
+    endless_model: TinyModel, voices: dict[str, Path], first_start: FirstStart, tmp_path: Path
+) -> None:
+    """Guards the break: the graphs' ONNX Runtime sessions made without their intra-op thread
+    count (`graph_runs.session`), so ONNX Runtime starts a pool per session on every core (7
+    -> 11 OS threads on 2 cores) beside pocket-tts's own two threads. A server on cached graphs
+    with `--threads 1`, and one with `--threads 2`: each session of the model it serves must
+    have been given that count."""
+
+    async def sessions(threads: int) -> list[tuple[int, int]]:
+        args = [*model_args(endless_model, {"b": voices["b"]}), "--runtime", "onnx"]
+        args += ["--threads", str(threads), "--quantize", "off"]
+        args += ["--data-dir", str(graph_data(first_start, tmp_path / str(threads)))]
+        async with running_server(args) as server:
+            loaded = server.engine.models.peek("en")
+            assert loaded is not None and isinstance(loaded.model.flow_lm, GraphFlowLM)
+            reply = await synthesize(server.port or 0, "Lights on.", voice="b")
+            assert reply.audio and not reply.errors
+            found = []
+            for graph in (loaded.model.flow_lm.graph, loaded.model.mimi.graph):
+                options = graph.session.get_session_options()
+                found.append((options.intra_op_num_threads, options.inter_op_num_threads))
+            return found
+
+    assert asyncio.run(sessions(1)) == [(1, 1), (1, 1)]
+    assert asyncio.run(sessions(2)) == [(2, 1), (2, 1)]
+
+
+def test_quantize_on_exports_int8_beside_a_cached_fp32_export(
+    endless_model: TinyModel,
+    voices: dict[str, Path],
+    first_start: FirstStart,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Guards the break: an fp32-only graph cache taken as ready for `--quantize on`
+    (`runtime.needs_export` ignoring the precision): the int8 graphs are then missing, the
+    failure is remembered in place of the cache (the fp32 graphs deleted) and torch serves on.
+    With only fp32 graphs cached, a server on `--runtime onnx --quantize on` must add the int8
+    graphs, keep the fp32 ones, and serve on the int8 graphs."""
+    monkeypatch.setattr(graph_export, "POLL", 0.5)
+    data = graph_data(first_start, tmp_path)
+    settings = ModelSettings(model=None, config=str(endless_model.config_path), runtime="onnx")
+    folder = runtime.graph_folder(data, settings)
+    assert not Graphs.read(folder).has_int8
+    args = [*model_args(endless_model, {"b": voices["b"]}), "--runtime", "onnx"]
+    args += ["--quantize", "on", "--data-dir", str(data)]
+
+    async def scenario() -> tuple[str, bool, bool]:
+        async with running_server(args) as server:
+            engine = server.engine
+            assert engine.tuning is not None
+            await until(lambda: engine.tuning is not None and engine.tuning.export is None, GATE)
+            reply = await synthesize(server.port or 0, "Lights on.", voice="b")
+            assert reply.audio and not reply.errors
+            tuning = engine.tuning
+            assert tuning is not None
+            return tuning.settings.runtime, bool(tuning.settings.quantize), tuning.reason
+
+    runtime_after, int8, reason = asyncio.run(scenario())
+    assert (runtime_after, int8) == ("onnx", True), reason
+    assert not (folder / runtime.FAILED).exists()
+    graphs = Graphs.read(folder)
+    assert graphs.has_int8 and graphs.lm(False).is_file() and graphs.mimi(False).is_file()
+
+
+def test_a_saved_speed_decision_belongs_to_its_thread_count(
+    endless_model: TinyModel, voices: dict[str, Path], tmp_path: Path
+) -> None:
+    """Guards the break: the saved `--quantize auto` decision's key (`decisions.host_key`)
+    ignoring `--threads`, so a restart with `--threads 1` reads the decision made with
+    `--threads 2` and runs 2 threads. Two starts on one data folder: the second, with
+    `--threads 1`, must run 1 thread."""
+    data = tmp_path / "data"
+
+    async def start(threads: int) -> tuple[int, str]:
+        args = model_args(endless_model, {"b": voices["b"]}, "--quantize", "auto")
+        args += ["--threads", str(threads), "--data-dir", str(data)]
+        async with running_server(args) as server:
+            tuning = server.engine.tuning  # its `threads` is what the engine thread was given
+            assert tuning is not None
+            return tuning.threads, tuning.reason
+
+    assert asyncio.run(start(2))[0] == 2
+    threads, reason = asyncio.run(start(1))
+    assert threads == 1, reason
+    assert len(list((data / "tuning").glob("*.json"))) == 2
