@@ -30,8 +30,8 @@ def test_a_folder_voice_chosen_as_the_default_speaks_by_default(tmp_path: Path) 
 
     The add-on's entry point as the Supervisor starts it (the options file's place and the hub
     faked as in tests/addon/test_addon.py): `voice: mamie` with `mamie.wav` in the voices
-    folder. The server must list mamie first, as its default (the packaged model samples its noise, so
-    replies are not compared), and warn of no option."""
+    folder. The server must list mamie first, as its default (the packaged model samples its
+    noise, so replies are not compared), and warn of no option."""
     options = dict(load_yaml("config.yaml")["options"])
     options["language"] = "english_2m_2026-10"
     voices_dir = tmp_path / "share" / "voices"
