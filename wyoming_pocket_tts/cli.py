@@ -18,6 +18,7 @@ from urllib.parse import urlparse
 from . import __version__
 from .flags import (
     AppendModel,
+    idle_minutes,
     loudness_target,
     milliseconds,
     positive_int,
@@ -102,6 +103,14 @@ def build_parser(
         "--preload",
         action="store_true",
         help="load every language's model at start instead of on its first request",
+    )
+    parser.add_argument(
+        "--unload-after",
+        type=idle_minutes,
+        default=None,
+        metavar="MINUTES",
+        help="unload a model unused for this many minutes, to give its memory back; the next "
+        "request loads it again (default: 0, never)",
     )
     parser.add_argument(
         "--voice",
@@ -312,6 +321,7 @@ def parse_settings(
             models=models,
             max_models=args.max_models,
             preload=args.preload,
+            unload_after=args.unload_after,
             voice_cache_size=args.voice_cache_size,
             max_queue=args.max_queue,
             data_dir=args.data_dir.expanduser(),

@@ -15,6 +15,7 @@ from .settings import (
     MAX_SILENCE_MS,
     MAX_SPEED,
     MAX_TORCH_THREADS,
+    MAX_UNLOAD_MINUTES,
     MIN_SPEED,
     VoiceSpec,
 )
@@ -40,6 +41,7 @@ def thread_count(value: str) -> int | None:
         int,
         1,
         MAX_TORCH_THREADS,
+        MAX_UNLOAD_MINUTES,
         "a number of threads or auto",
         f"1 and {MAX_TORCH_THREADS}",
     )
@@ -75,6 +77,12 @@ def milliseconds(value: str) -> int:
         "whole milliseconds such as 300",
         f"0 and {MAX_SILENCE_MS} ms",
     )
+
+
+def idle_minutes(value: str) -> float | None:
+    """Minutes a model may stay unused before it is unloaded, or None for 0 (never)."""
+    minutes = _number(value, float, 0.0, MAX_UNLOAD_MINUTES, "minutes such as 30", "0 and 1440")
+    return None if minutes == 0 else minutes * 60
 
 
 def _number(
