@@ -30,25 +30,13 @@ _MISSING = (LocalEntryNotFoundError, ConnectionError, socket.gaierror, TimeoutEr
 """What the hub and the standard library raise for a missing network."""
 _LIBRARIES = {"httpx", "httpx2", "requests", "urllib3"}
 """HTTP libraries whose connection errors mean the network is missing."""
-_TRANSPORT = {
-    "TransportError",
-    "ConnectionError",
-    "Timeout",
-    "ProtocolError",
-    "ClientConnectionError",
-}
+_TRANSPORT = {"TransportError", "ConnectionError", "Timeout", "ProtocolError"}
 """Their connection error classes (by name: the libraries need not be installed)."""
 
 
 def is_missing_network(error: BaseException) -> bool:
     """`error`, or an error it was raised from, says the download found no network."""
-    return any(
-        isinstance(
-            cause, LocalEntryNotFoundError | ConnectionError | socket.gaierror | TimeoutError
-        )
-        or _transport_error(cause)
-        for cause in _chain(error)
-    )
+    return any(isinstance(cause, _MISSING) or _transport_error(cause) for cause in _chain(error))
 
 
 def waiting_for(label: str, error: BaseException) -> str:
