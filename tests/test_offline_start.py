@@ -108,17 +108,25 @@ def _network_arrives(built: Path, hub: Path) -> None:
         repo.rename(hub / repo.name)
 
 
-def test_a_refused_mirror_is_waited_for_and_a_stop_ends_the_wait(tmp_path: Path) -> None:
-    """Up to ~20 s on a busy host: a real refused connection (HF_ENDPOINT on a loopback port
-    that listens to nothing, the hub online), then SIGTERM during the wait."""
+def test_the_addons_mirror_option_is_used_and_waited_for(tmp_path: Path) -> None:
+    """Up to ~60 s on a busy host (the hub retries a refused connection itself): the add-on's
+    entry point with its `hf_endpoint` option on a loopback port that listens to nothing (a real
+    refused connection, the hub online), then SIGTERM during the wait."""
     with refusing_port() as port:
         mirror = f"http://127.0.0.1:{port}"
-        env = {"HF_HOME": str(tmp_path / "hf"), "HF_HUB_OFFLINE": None, "HF_ENDPOINT": mirror}
-        args = ["--language", LANGUAGE, "--voice", "alba"]
-        with ServerProcess(args, tmp_path / "server.log", env=env, prelude=QUICK_RETRIES) as s:
-            s.wait_for_log("trying again in 0.6 s")
-            assert asyncio.run(describe(s.port)).tts
-            assert s.stop() == 0
-    (line, *_) = [line for line in s.log.splitlines() if WAITING in line]
+        options = tmp_path / "options.json"
+        options.write_text(
+            json.dumps({"language": LANGUAGE, "voices_dir": "", "hf_endpoint": mirror}), "utf-8"
+        )
+        args = ["--options", str(options), "--data-dir", str(tmp_path / "data")]
+        env: dict[str, str | None] = {"HF_HOME": None, "HF_HUB_OFFLINE": None}
+        with ServerProcess(
+            args, tmp_path / "server.log", env=env, prelude=QUICK_RETRIES,
+            entry="wyoming_pocket_tts.addon",
+        ) as server:  # fmt: skip
+            server.wait_for_log("trying again in 0.6 s")
+            assert asyncio.run(describe(server.port)).tts
+            assert server.stop() == 0
+    (line, *_) = [line for line in server.log.splitlines() if WAITING in line]
     assert f"{mirror} cannot be reached" in line, line
-    assert "Cannot start" not in s.log
+    assert "Cannot start" not in server.log

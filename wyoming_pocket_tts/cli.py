@@ -218,6 +218,12 @@ def build_parser(
         "kept (saved in --data-dir)",
     )
     parser.add_argument(
+        "--retry-graphs",
+        action="store_true",
+        help="forget an ONNX Runtime graph export that failed before (remembered in "
+        "--data-dir/graphs/), so that --runtime onnx or auto exports again at this start",
+    )
+    parser.add_argument(
         "--threads",
         type=thread_count,
         default=None,
@@ -322,6 +328,7 @@ def parse_settings(
             max_models=args.max_models,
             preload=args.preload,
             unload_after=args.unload_after,
+            retry_graphs=args.retry_graphs,
             voice_cache_size=args.voice_cache_size,
             max_queue=args.max_queue,
             data_dir=args.data_dir.expanduser(),

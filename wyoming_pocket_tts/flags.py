@@ -41,7 +41,6 @@ def thread_count(value: str) -> int | None:
         int,
         1,
         MAX_TORCH_THREADS,
-        MAX_UNLOAD_MINUTES,
         "a number of threads or auto",
         f"1 and {MAX_TORCH_THREADS}",
     )
@@ -81,7 +80,8 @@ def milliseconds(value: str) -> int:
 
 def idle_minutes(value: str) -> float | None:
     """Minutes a model may stay unused before it is unloaded, or None for 0 (never)."""
-    minutes = _number(value, float, 0.0, MAX_UNLOAD_MINUTES, "minutes such as 30", "0 and 1440")
+    between = f"0 and {MAX_UNLOAD_MINUTES}"
+    minutes = _number(value, float, 0.0, float(MAX_UNLOAD_MINUTES), "minutes such as 30", between)
     return None if minutes == 0 else minutes * 60
 
 

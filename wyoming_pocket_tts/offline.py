@@ -17,17 +17,16 @@ from __future__ import annotations
 import socket
 from collections.abc import Iterator
 
-from huggingface_hub import constants
-from huggingface_hub.errors import LocalEntryNotFoundError
-
 FIRST_RETRY = 5.0
 """Seconds before the first new attempt."""
 
 LONGEST_RETRY = 300.0
 """The delay doubles after each attempt up to this many seconds."""
 
-_MISSING = (LocalEntryNotFoundError, ConnectionError, socket.gaierror, TimeoutError)
-"""What the hub and the standard library raise for a missing network."""
+_MISSING = (ConnectionError, socket.gaierror, TimeoutError)
+"""What the standard library raises for a missing network (the hub's own error is added where
+it is used: huggingface_hub reads HF_ENDPOINT and HF_HOME when imported, which the add-on sets
+first, so this module does not import it)."""
 _LIBRARIES = {"httpx", "httpx2", "requests", "urllib3"}
 """HTTP libraries whose connection errors mean the network is missing."""
 _TRANSPORT = {"TransportError", "ConnectionError", "Timeout", "ProtocolError"}
@@ -36,11 +35,16 @@ _TRANSPORT = {"TransportError", "ConnectionError", "Timeout", "ProtocolError"}
 
 def is_missing_network(error: BaseException) -> bool:
     """`error`, or an error it was raised from, says the download found no network."""
-    return any(isinstance(cause, _MISSING) or _transport_error(cause) for cause in _chain(error))
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
+    missing = (LocalEntryNotFoundError, *_MISSING)
+    return any(isinstance(cause, missing) or _transport_error(cause) for cause in _chain(error))
 
 
 def waiting_for(label: str, error: BaseException) -> str:
     """What the start waits for, in words: the model, where it comes from, the first reason."""
+    from huggingface_hub import constants
+
     reason = str(_chain(error)[-1]) or type(error).__name__
     return (
         f"the network: {label} is not downloaded yet and {constants.ENDPOINT} cannot be "

@@ -124,6 +124,8 @@ class EngineSettings:
     """How many models stay loaded at once (least recently used is unloaded)."""
     preload: bool = False
     """Load every model (up to `max_models`) before `Ready` instead of on first use."""
+    retry_graphs: bool = False
+    """Forget remembered ONNX Runtime graph failures at start: each model exports again."""
     unload_after: float | None = None
     """Seconds a model may stay unused before it is unloaded, at the engine's next idle moment;
     None: never (only `max_models` unloads)."""

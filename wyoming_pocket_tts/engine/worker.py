@@ -28,6 +28,7 @@ from .advice import log_speed_verdict
 from .chunking import chunks
 from .models import LoadedModel, ModelPool, ModelUnavailable
 from .request import Piece, SpeechRequest
+from .runtime import forget_failures
 from .scheduler import IDLE, Scheduler
 from .timing import Abandoned
 from .tuning import Tuning, on_graphs, retuned, warm_up, with_graphs
@@ -105,6 +106,11 @@ class Engine:
         """Warm up; while a download finds no network, refuse requests with
         `model-not-downloaded` and try again after each delay. False if stopped meanwhile."""
         model = self.settings.default_model
+        if self.settings.retry_graphs and self.settings.data_dir is not None:
+            for folder in forget_failures(self.settings.data_dir):
+                _LOGGER.info(
+                    "Graphs tried again (--retry-graphs): forgot the failure in %s", folder
+                )
         for delay in retry_delays():
             try:
                 self._warm_up()
