@@ -53,12 +53,14 @@ def waiting_for(label: str, error: BaseException) -> str:
 
 
 def _chain(error: BaseException) -> list[BaseException]:
-    """`error` and the errors it was raised from, the first cause last."""
+    """`error` and the errors it was raised from, the first cause last (as a traceback shows
+    them: a context hidden by `from None` is not a cause)."""
     chain: list[BaseException] = []
     current: BaseException | None = error
     while current is not None and all(current is not known for known in chain):
         chain.append(current)
-        current = current.__cause__ or current.__context__
+        suppressed = current.__suppress_context__  # `raise ... from None`: not its reason
+        current = current.__cause__ or (None if suppressed else current.__context__)
     return chain
 
 
