@@ -23,6 +23,7 @@ from wyoming.info import Info
 from wyoming_pocket_tts.errors import MODEL_NOT_DOWNLOADED
 
 from .model_factory import build_hf_cache
+from .studio_support import CHROMIUM, CHROMIUM_ARGS, need_chromium
 from .support import ServerProcess, describe, refusing_port, synthesize, synthesize_streamed
 
 LANGUAGE = "english_2m_2026-10"
@@ -45,6 +46,23 @@ def _http_port(server: ServerProcess) -> int:
 def _get_json(url: str) -> dict[str, object]:
     with urllib.request.urlopen(url, timeout=10) as response:
         return json.loads(response.read())  # type: ignore[no-any-return]
+
+
+async def _status_in_the_browser(url: str) -> str:
+    """The studio's status tab in chromium: the line that says what the start waits for."""
+    need_chromium()
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = await browser.new_page()
+            await page.goto(url)
+            await page.click("nav button[data-tab='status']")
+            await page.wait_for_selector("#status-waiting:not([hidden])", timeout=30_000)
+            return await page.text_content("#status-waiting") or ""
+        finally:
+            await browser.close()
 
 
 def _speech_refusal(port: int) -> tuple[int, dict[str, object]]:
@@ -87,6 +105,8 @@ def test_no_network_at_the_first_start_waits_then_serves(tmp_path: Path) -> None
         assert status == 503 and body["error"]["code"] == MODEL_NOT_DOWNLOADED  # type: ignore[index]
         waiting = _get_json(f"http://127.0.0.1:{http}/studio/api/status")["waiting"]
         assert isinstance(waiting, str) and "is not downloaded yet" in waiting
+        shown = asyncio.run(_status_in_the_browser(f"http://127.0.0.1:{http}/"))
+        assert shown.startswith("Waiting for the network:") and "is not downloaded yet" in shown
 
         server.wait_for_log("trying again in 0.6 s")  # the backoff reached its longest delay
         _network_arrives(staging / "hub", hf_home / "hub")
