@@ -108,6 +108,12 @@ class ModelPool:
         self._used[code] = time.monotonic()  # its load was no idleness
         return loaded
 
+    def used_now(self) -> None:
+        """Count every loaded model as used now (the start's warm-up ended: an idle model's
+        time counts from `Ready`, not from its load)."""
+        now = time.monotonic()
+        self._used |= dict.fromkeys(self._loaded, now)
+
     def unload_unused(self, seconds: float) -> None:
         """Unload every model not handed out for `seconds` (an export in progress keeps its
         model: it would start over)."""

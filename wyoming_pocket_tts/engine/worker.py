@@ -124,6 +124,7 @@ class Engine:
                 if self.scheduler.wait_stopped(delay):
                     return False
                 continue
+            self.models.used_now()
             if self.waiting is not None:
                 _LOGGER.info("The network is back: %s is downloaded", model.label)
                 self.waiting = None
