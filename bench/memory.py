@@ -6,12 +6,14 @@ cloned voice per model (a 10 s prompt, its state cached in the data folder by a 
 is not measured). RSS is read from /proc/PID/status: after `Ready`, after `runs` requests, after
 the unload that `--unload-after` makes once the server has been idle, and after the request that
 loads the model again. First audio is the time from `synthesize` to the first audio chunk, for the
-request after the unload (a load included) and for the next one (warm). The ONNX Runtime graphs
-are not measured here (their export takes minutes and up to 2.4 GiB: docs/performance.md).
+request after the unload (a load included) and for the next one (warm). With the model on ONNX
+Runtime graphs (`--runtime onnx`, fp32 and int8): the server's RSS once it switched and served,
+the export child's peak (VmHWM, read while it runs) and the graphs' size on disk.
 """
 
 from __future__ import annotations
 
+import re
 import statistics
 import time
 from pathlib import Path
@@ -86,6 +88,45 @@ def two_models(config: Path, prompts: list[Path], runs: int, root: Path) -> dict
     return figures
 
 
+def _peak_mib(pid: int) -> float | None:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None  # it ended
+    match = re.search(r"VmHWM:\s+(\d+)", status)
+    return int(match.group(1)) / 1024 if match else None
+
+
+def graphs(config: Path, prompt: Path, runs: int, root: Path) -> dict[str, Any]:
+    """RSS on ONNX Runtime graphs (fp32, int8), the export's peak and the graphs on disk."""
+    figures: dict[str, Any] = {}
+    for quantize in ("off", "on"):
+        data = root / f"data-onnx-{quantize}"
+        args = [
+            "--model-config", str(config), "--voice", f"v1={prompt}", "--quantize", quantize,
+            "--runtime", "onnx", "--data-dir", str(data),
+        ]  # fmt: skip
+        server = Server(args, root / f"onnx-{quantize}.log")
+        deadline, peak, pid = time.monotonic() + 1800, 0.0, None
+        while "now runs on ONNX Runtime" not in server.process.log:
+            if "ONNX Runtime cannot run" in server.process.log or time.monotonic() > deadline:
+                raise RuntimeError(f"the export failed or timed out:\n{server.process.log}")
+            found = re.search(r"separate process \(pid (\d+)\)", server.process.log)
+            pid = int(found.group(1)) if found else pid
+            peak = max(peak, (_peak_mib(pid) if pid else None) or 0.0)
+            time.sleep(0.5)
+        for _ in range(runs):
+            server.run(TEXT, "v1")
+        files = [path for path in (data / "graphs").rglob("*") if path.is_file()]
+        figures[quantize] = {
+            "rss_mib": server.rss_mib(),
+            "export_peak_mib": peak,
+            "disk_mib": sum(path.stat().st_size for path in files) / 2**20,
+        }
+        server.stop()
+    return figures
+
+
 def measure(size: str, runs: int, folder: Path) -> dict[str, Any]:
     model = build_tiny_model(folder / "model", size=size, eos=True)
     prompts = [write_voice_wav(folder / f"v{i}.wav", 10.0, seed=i) for i in (1, 2)]
@@ -94,6 +135,7 @@ def measure(size: str, runs: int, folder: Path) -> dict[str, Any]:
         "fp32": one_model(model.config_path, prompts[0], "off", runs, folder),
         "int8": one_model(model.config_path, prompts[0], "on", runs, folder),
         "two_models": two_models(model.config_path, prompts, runs, folder),
+        "graphs": graphs(model.config_path, prompts[0], runs, folder),
     }
 
 
@@ -116,6 +158,13 @@ def render(results: dict[str, Any]) -> str:
         rows.append(f"| {label} | {one[key][0]:.0f} | {one[key][1]:.0f} |")
     two = results["two_models"]
     rows.append(f"| two models, after requests to each | {two['off']:.0f} | {two['on']:.0f} |")
+    onnx = results["graphs"]
+    for key, label in (
+        ("rss_mib", "one model on ONNX Runtime graphs, after the requests"),
+        ("export_peak_mib", "the graph export's child process, its peak"),
+        ("disk_mib", "the graphs on disk"),
+    ):
+        rows.append(f"| {label} | {onnx['off'][key]:.0f} | {onnx['on'][key]:.0f} |")
     for key, label in (
         ("first_audio_after_unload_s", "first audio, the request after an unload"),
         ("first_audio_warm_s", "first audio, the request after that"),
