@@ -13,9 +13,11 @@ the export child's peak (VmHWM, read while it runs) and the graphs' size on disk
 
 from __future__ import annotations
 
+import contextlib
 import re
 import statistics
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,11 +39,21 @@ def _wait_for_unload(server: Server, count: int, timeout: float = 120.0) -> None
     time.sleep(0.5)  # malloc_trim ran with the log line; let the numbers settle
 
 
+@contextlib.contextmanager
+def _stopping(server: Server) -> Iterator[Server]:
+    """`server`, stopped on the way out (also when a measurement fails)."""
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
 def _server(args: list[str], log: Path, warm_data: Path) -> Server:
     """A server whose voice states a first (unmeasured) start already saved."""
-    first = Server([*args, "--data-dir", str(warm_data)], log.with_suffix(".first.log"))
-    first.run(TEXT, "v1")
-    first.stop()
+    with _stopping(
+        Server([*args, "--data-dir", str(warm_data)], log.with_suffix(".f.log"))
+    ) as first:
+        first.run(TEXT, "v1")
     return Server([*args, "--data-dir", str(warm_data)], log)
 
 
@@ -51,22 +63,22 @@ def one_model(config: Path, prompt: Path, quantize: str, runs: int, root: Path) 
         "--model-config", str(config), "--voice", f"v1={prompt}", "--quantize", quantize,
         "--unload-after", f"{UNLOAD_AFTER_MINUTES:g}",
     ]  # fmt: skip
-    server = _server(args, root / f"one-{quantize}.log", root / f"data-{quantize}")
-    figures: dict[str, Any] = {"ready_mib": server.rss_mib()}
-    for _ in range(runs):
-        server.run(TEXT, "v1")
-    figures["after_requests_mib"] = server.rss_mib()
+    figures: dict[str, Any] = {"runs": runs}
     reloads, warm = [], []
-    for number in range(1, runs + 1):
-        _wait_for_unload(server, number)
-        figures.setdefault("unloaded_mib", server.rss_mib())
-        reloads.append(server.first_audio(TEXT, "v1"))
-        warm.append(server.first_audio(TEXT, "v1"))
-    figures["reloaded_mib"] = server.rss_mib()
+    log, data = root / f"one-{quantize}.log", root / f"data-{quantize}"
+    with _stopping(_server(args, log, data)) as server:
+        figures["ready_mib"] = server.rss_mib()
+        for _ in range(runs):
+            server.run(TEXT, "v1")
+        figures["after_requests_mib"] = server.rss_mib()
+        for number in range(1, runs + 1):
+            _wait_for_unload(server, number)
+            figures.setdefault("unloaded_mib", server.rss_mib())
+            reloads.append(server.first_audio(TEXT, "v1"))
+            warm.append(server.first_audio(TEXT, "v1"))
+        figures["reloaded_mib"] = server.rss_mib()
     figures["first_audio_after_unload_s"] = statistics.median(reloads)
     figures["first_audio_warm_s"] = statistics.median(warm)
-    figures["runs"] = runs
-    server.stop()
     return figures
 
 
@@ -79,12 +91,12 @@ def two_models(config: Path, prompts: list[Path], runs: int, root: Path) -> dict
             "--voice", f"v1={prompts[0]}", "--voice", f"fr:v2={prompts[1]}",
             "--quantize", quantize, "--preload",
         ]  # fmt: skip
-        server = _server(args, root / f"two-{quantize}.log", root / f"data-two-{quantize}")
-        for _ in range(runs):
-            server.run(TEXT, "v1")
-            server.run(TEXT, "v2")
-        figures[quantize] = server.rss_mib()
-        server.stop()
+        log, data = root / f"two-{quantize}.log", root / f"data-two-{quantize}"
+        with _stopping(_server(args, log, data)) as server:
+            for _ in range(runs):
+                server.run(TEXT, "v1")
+                server.run(TEXT, "v2")
+            figures[quantize] = server.rss_mib()
     return figures
 
 
@@ -106,24 +118,23 @@ def graphs(config: Path, prompt: Path, runs: int, root: Path) -> dict[str, Any]:
             "--model-config", str(config), "--voice", f"v1={prompt}", "--quantize", quantize,
             "--runtime", "onnx", "--data-dir", str(data),
         ]  # fmt: skip
-        server = Server(args, root / f"onnx-{quantize}.log")
-        deadline, peak, pid = time.monotonic() + 1800, 0.0, None
-        while "now runs on ONNX Runtime" not in server.process.log:
-            if "ONNX Runtime cannot run" in server.process.log or time.monotonic() > deadline:
-                raise RuntimeError(f"the export failed or timed out:\n{server.process.log}")
-            found = re.search(r"separate process \(pid (\d+)\)", server.process.log)
-            pid = int(found.group(1)) if found else pid
-            peak = max(peak, (_peak_mib(pid) if pid else None) or 0.0)
-            time.sleep(0.5)
-        for _ in range(runs):
-            server.run(TEXT, "v1")
-        files = [path for path in (data / "graphs").rglob("*") if path.is_file()]
-        figures[quantize] = {
-            "rss_mib": server.rss_mib(),
-            "export_peak_mib": peak,
-            "disk_mib": sum(path.stat().st_size for path in files) / 2**20,
-        }
-        server.stop()
+        with _stopping(Server(args, root / f"onnx-{quantize}.log")) as server:
+            deadline, peak, pid = time.monotonic() + 1800, 0.0, None
+            while "now runs on ONNX Runtime" not in server.process.log:
+                if "ONNX Runtime cannot run" in server.process.log or time.monotonic() > deadline:
+                    raise RuntimeError(f"the export failed or timed out:\n{server.process.log}")
+                found = re.search(r"separate process \(pid (\d+)\)", server.process.log)
+                pid = int(found.group(1)) if found else pid
+                peak = max(peak, (_peak_mib(pid) if pid else None) or 0.0)
+                time.sleep(0.5)
+            for _ in range(runs):
+                server.run(TEXT, "v1")
+            files = [path for path in (data / "graphs").rglob("*") if path.is_file()]
+            figures[quantize] = {
+                "rss_mib": server.rss_mib(),
+                "export_peak_mib": peak,
+                "disk_mib": sum(path.stat().st_size for path in files) / 2**20,
+            }
     return figures
 
 
