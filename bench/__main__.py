@@ -13,7 +13,8 @@ configuration end to end (`bench.tuning`); `--profile` one frame's time by part,
 floor (`bench.profile_report`); `--tries` each speed-up tried for issue 28 (`bench.tries`);
 `--pieces` one piece per sentence against pocket-tts's groups (`bench.pieces`); `--mimi-state`
 first audio with pocket-tts's NaN-filled Mimi caches and without (`bench.mimi_state`); `--onnx` the
-frame as ONNX Runtime graphs against the server's torch path (`bench.onnx_spike`).
+frame as ONNX Runtime graphs against the server's torch path (`bench.onnx_spike`); `--memory` the
+server's RSS per model and precision and what `--unload-after` gives back (`bench.memory`).
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ SINGLE_MODEL: dict[str, tuple[str, int | None]] = {
     "tries": ("tries", 3),
     "profile": ("profile_report", 3),
     "tuning": ("tuning", None),
+    "memory": ("memory", 3),
 }
 """Each one-model bench by its flag: its module (`measure(size, runs, folder)` and `render`)
 and its default runs (None: the common default)."""
@@ -279,6 +281,11 @@ def main() -> None:
         "--tuning",
         action="store_true",
         help="what --quantize auto decides, against every configuration end to end",
+    )
+    parser.add_argument(
+        "--memory",
+        action="store_true",
+        help="server RSS: one model fp32 and int8, two models, and --unload-after (bench.memory)",
     )
     parser.add_argument("--runs", type=int, default=None, help="runs per side (default 5, quick 2)")
     parser.add_argument("--json", type=Path, help="also write the raw figures here")

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import copy
 import re
+from pathlib import Path, PurePath
 from typing import Any
 
 RE_SCHEMA_ELEMENT = re.compile(
@@ -176,3 +177,27 @@ def mounts(config: dict[str, Any]) -> dict[str, bool]:
             raise NotImplementedError(f"map type {kind} is not re-implemented here")
         result[path or TARGETS[kind]] = read_only
     return result
+
+
+def backed_up(data: Path, backup_exclude: list[str]) -> set[str]:
+    """The files of an add-on's data folder that go into its backup, relative to `data`.
+
+    Read in `supervisor/addons/addon.py` (`Addon.backup`, `Addon._is_excluded_by_filter`) and
+    securetar's `atomic_contents_add`: the folder is walked, each item's full path as the
+    Supervisor sees it (the data folder plus the item's path) is tested with `PurePath.match`
+    against each `backup_exclude` glob (matched from the right, `*` within one part), and an
+    excluded folder is skipped whole.
+    """
+    kept: set[str] = set()
+
+    def walk(folder: Path) -> None:
+        for item in sorted(folder.iterdir()):
+            if any(PurePath(item).match(glob) for glob in backup_exclude):
+                continue
+            if item.is_dir() and not item.is_symlink():
+                walk(item)
+            else:
+                kept.add(item.relative_to(data).as_posix())
+
+    walk(data)
+    return kept

@@ -121,7 +121,7 @@ class Option:
     expected: str
     flags: Flags = _none
     """Server flags for a value; options that combine with others (models, voices) map in
-    `options_to_argv` itself, and `hf_token` becomes an environment variable."""
+    `options_to_argv` itself, and those of `ENVIRONMENT` become environment variables."""
     optional: bool = False
     """The schema marks it `?`: it may be missing, and an empty or null value adds no flag."""
     choices: tuple[str, ...] = ()
@@ -136,6 +136,7 @@ OPTIONS: dict[str, Option] = {
     "voices_dir": Option(str, "a string", _value("--voices-dir"), optional=True),
     "max_models": Option(int, "an integer", _value("--max-models")),
     "preload": Option(bool, "true or false", _switch("--preload")),
+    "unload_after": Option(int, "an integer", _unless("--unload-after", 0)),
     "voice_cache_size": Option(int, "an integer", _value("--voice-cache-size")),
     "loudness": Option(str, "a string", _value("--loudness")),
     # A bool in 0.1.0; the Supervisor writes its saved true/false as the strings "True"/"False".
@@ -143,6 +144,7 @@ OPTIONS: dict[str, Option] = {
     "runtime": Option(
         str, "torch, onnx or auto", _unless_text("--runtime", "torch"), choices=RUNTIMES
     ),
+    "retry_graphs": Option(bool, "true or false", _switch("--retry-graphs")),
     # A number may arrive as an integer; the schema's list gives the strings.
     "threads": Option(
         (str, int),
@@ -163,11 +165,18 @@ OPTIONS: dict[str, Option] = {
     "hf_token": Option(str, "a string", optional=True),
     "http_token": Option(str, "a string", optional=True),
     "voice_aliases": Option(list, "a list", _voice_aliases),
+    "hf_endpoint": Option(str, "a string", optional=True),
+    "https_proxy": Option(str, "a string", optional=True),
 }
 """Every option of config.yaml's schema, in the order their flags are given. A new server flag's
 option is one row here (plus config.yaml's options and schema, translations/en.yaml, DOCS.md)."""
 _VOICE_KEYS = {"name", "source", "language", "speed"}
 _ALIAS_KEYS = {"name", "voice"}
+
+ENVIRONMENT = {"hf_token": "HF_TOKEN", "hf_endpoint": "HF_ENDPOINT", "https_proxy": "HTTPS_PROXY"}
+"""Options huggingface_hub reads from the environment (at import: set before it is imported).
+The Supervisor lets an add-on's user set no environment variable, so these options do; the
+token stays off the command line. `http_token` joins them (`option_environment`)."""
 
 
 class OptionsError(ValueError):
@@ -302,6 +311,19 @@ def _voice_flag(voice: Mapping[str, Any]) -> str:
     return f"{language_of(language) or language}:{flag}"
 
 
+def option_environment(options: Mapping[str, Any]) -> dict[str, str]:
+    """The environment variables the options set: `ENVIRONMENT`'s that are not empty, and the
+    HTTP API's key while the API is on."""
+    environment = {
+        variable: str(options[key]).strip()
+        for key, variable in ENVIRONMENT.items()
+        if str(options.get(key) or "").strip()
+    }
+    if options.get("http_api") and (options.get("http_token") or "").strip():
+        environment[HTTP_TOKEN_ENV] = options["http_token"].strip()
+    return environment
+
+
 def load_options(path: Path) -> dict[str, Any]:
     """Read options.json; raises OptionsError if it cannot be read or is not JSON."""
     try:
@@ -351,11 +373,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for note in [*notes, *more, *refused]:
             _warn(note)
         option_flags = options_to_argv(options, found)
-        if options.get("hf_token"):
-            # The voice-cloning weights are gated; huggingface_hub reads the token from here.
-            os.environ["HF_TOKEN"] = options["hf_token"]
-        if options.get("http_api") and (options.get("http_token") or "").strip():
-            os.environ[HTTP_TOKEN_ENV] = options["http_token"].strip()
+        os.environ.update(option_environment(options))
 
     server_argv = [*fixed, *option_flags, *server_flags]
     parse_settings(server_argv)  # exits 2 on a bad value, before anything heavy is loaded

@@ -15,6 +15,7 @@ from . import __version__, cli_checks
 from .cli_checks import QUANTIZE
 from .flags import (
     AppendModel,
+    idle_minutes,
     loudness_target,
     milliseconds,
     positive_int,
@@ -92,6 +93,14 @@ def build_parser(
         "--preload",
         action="store_true",
         help="load every language's model at start instead of on its first request",
+    )
+    parser.add_argument(
+        "--unload-after",
+        type=idle_minutes,
+        default=None,
+        metavar="MINUTES",
+        help="unload a model unused for this many minutes, to give its memory back; the next "
+        "request loads it again (default: 0, never)",
     )
     parser.add_argument(
         "--voice",
@@ -197,6 +206,12 @@ def build_parser(
         "cached in --data-dir/graphs/), torch if that fails; auto: the same export, then the "
         "graphs are timed against torch when idle and the faster by --quantize auto's rule is "
         "kept (saved in --data-dir)",
+    )
+    parser.add_argument(
+        "--retry-graphs",
+        action="store_true",
+        help="forget an ONNX Runtime graph export that failed before (remembered in "
+        "--data-dir/graphs/), so that --runtime onnx or auto exports again at this start",
     )
     parser.add_argument(
         "--threads",
@@ -311,6 +326,8 @@ def parse_settings(
             models=models,
             max_models=args.max_models,
             preload=args.preload,
+            unload_after=args.unload_after,
+            retry_graphs=args.retry_graphs,
             voice_cache_size=args.voice_cache_size,
             max_queue=args.max_queue,
             data_dir=args.data_dir.expanduser(),

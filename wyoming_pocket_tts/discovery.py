@@ -145,7 +145,11 @@ async def announce_to_supervisor(
     """Register the `wyoming` discovery service with the Supervisor; False (logged) on failure.
 
     The add-on's host name (the default) is what Home Assistant resolves on the add-on network,
-    as the official Wyoming add-ons announce.
+    as the official Wyoming add-ons announce. Home Assistant stores the host at set-up and never
+    updates it from a later discovery, so an IP address (Docker may give another at the next
+    start) would go stale; it connects with asyncio, which tries each address the name resolves
+    to in turn, so an IPv6 address tried first costs one refused connection, not the set-up
+    (tests/server/test_discovery_reaches.py).
     """
     url = url or SUPERVISOR_URL
     uri = f"tcp://{host or socket.gethostname()}:{port}"

@@ -19,6 +19,7 @@ STREAM_TIMEOUT = "stream-timeout"
 BUSY = "busy"
 SHUTDOWN = "shutdown"
 MODEL_UNAVAILABLE = "model-unavailable"
+MODEL_NOT_DOWNLOADED = "model-not-downloaded"
 SYNTHESIS_FAILED = "synthesis-failed"
 BAD_REQUEST = "bad-request"
 
@@ -79,6 +80,7 @@ HTTP_STATUS: dict[str, int] = {
     BUSY: 503,
     SHUTDOWN: 503,
     MODEL_UNAVAILABLE: 500,
+    MODEL_NOT_DOWNLOADED: 503,
     SYNTHESIS_FAILED: 500,
     UNKNOWN_VOICE: 400,
     EMPTY_INPUT: 400,

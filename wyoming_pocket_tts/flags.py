@@ -15,6 +15,7 @@ from .settings import (
     MAX_SILENCE_MS,
     MAX_SPEED,
     MAX_TORCH_THREADS,
+    MAX_UNLOAD_MINUTES,
     MIN_SPEED,
     VoiceSpec,
 )
@@ -75,6 +76,13 @@ def milliseconds(value: str) -> int:
         "whole milliseconds such as 300",
         f"0 and {MAX_SILENCE_MS} ms",
     )
+
+
+def idle_minutes(value: str) -> float | None:
+    """Minutes a model may stay unused before it is unloaded, or None for 0 (never)."""
+    between = f"0 and {MAX_UNLOAD_MINUTES}"
+    minutes = _number(value, float, 0.0, float(MAX_UNLOAD_MINUTES), "minutes such as 30", between)
+    return None if minutes == 0 else minutes * 60
 
 
 def _number(

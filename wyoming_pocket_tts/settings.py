@@ -18,6 +18,8 @@ LOUDNESS_RANGE_LUFS = (-70.0, 0.0)
 """The loudness targets `--loudness` accepts."""
 DEFAULT_URI = "tcp://0.0.0.0:10200"
 MAX_TORCH_THREADS = 64
+MAX_UNLOAD_MINUTES = 1440
+"""The longest `--unload-after`: a day."""
 """Most torch threads `--threads` accepts (a sanity bound, not a recommendation)."""
 MAX_SILENCE_MS = 10_000
 """Longest silence made at once (`--sentence-pause`, `--lead-silence`, an SSML break): more is
@@ -122,6 +124,11 @@ class EngineSettings:
     """How many models stay loaded at once (least recently used is unloaded)."""
     preload: bool = False
     """Load every model (up to `max_models`) before `Ready` instead of on first use."""
+    retry_graphs: bool = False
+    """Forget remembered ONNX Runtime graph failures at start: each model exports again."""
+    unload_after: float | None = None
+    """Seconds a model may stay unused before it is unloaded, at the engine's next idle moment;
+    None: never (only `max_models` unloads)."""
     voice_cache_size: int = 2
     """How many encoded voice states each model keeps in memory (least recently used is evicted)."""
     max_queue: int = 8

@@ -847,7 +847,7 @@ def test_addon_with_default_options_finds_them_and_serves_the_default_voice(
     """
     config = load_yaml("config.yaml")
     options = dict(config["options"])
-    assert "voice" not in options and options["voices"] == []
+    assert options["voice"] == "" and options["voices"] == []
     options["language"] = "english_2m_2026-10"
     options["voices_dir"] = str(tmp_path / "share" / "voices")
     (tmp_path / "share" / "voices").mkdir(parents=True)

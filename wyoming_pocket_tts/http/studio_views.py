@@ -81,7 +81,8 @@ def voices_view(service: Service, manager: VoiceManager) -> dict[str, Any]:
 
 
 def status_view(service: Service) -> dict[str, Any]:
-    """The models (loaded or not, their speed verdict), the queue and the last requests."""
+    """The models (loaded or not, their speed verdict), what the start waits for (if it does),
+    the queue and the last requests."""
     engine = service.engine
     loaded = engine.models.loaded()
     models = []
@@ -110,6 +111,7 @@ def status_view(service: Service) -> dict[str, Any]:
     scheduler = engine.scheduler
     return {
         "ready": engine.ready.done() and engine.ready.exception() is None,
+        "waiting": engine.waiting,
         "models": models,
         "queue": {"in_care": scheduler.in_care, "max": scheduler.max_queue},
         "recent": scheduler.recent.snapshot(),

@@ -118,7 +118,7 @@ def onnx_or_torch(
 
         if folder is not None and (folder / FAILED).is_file():
             reason = (folder / FAILED).read_text(encoding="utf-8").strip()
-            raise RuntimeError(f"{reason} (before; delete {folder} to try again)")
+            raise RuntimeError(f"{reason} (before; --retry-graphs tries again)")
         source = exported or folder
         if source is None:
             raise FileNotFoundError("no graphs: no data folder holds them")
@@ -150,6 +150,15 @@ def remember_failure(folder: Path, error: BaseException) -> None:
             (folder / FAILED).write_text(reason + "\n", encoding="utf-8")
     except OSError as problem:
         _LOGGER.debug("Cannot remember the failure in %s: %s", folder, problem)
+
+
+def forget_failures(data_dir: Path) -> list[Path]:
+    """Delete every failure remembered under `data_dir` (`--retry-graphs`), so that the next
+    load of each model exports its graphs again; the folders forgotten."""
+    folders = sorted(path.parent for path in (data_dir / _FOLDER).glob(f"*/{FAILED}"))
+    for folder in folders:
+        shutil.rmtree(folder, ignore_errors=True)
+    return folders
 
 
 def prepare_graphs(model: TTSModel, folder: Path, int8: bool) -> Graphs:

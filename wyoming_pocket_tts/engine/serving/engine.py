@@ -18,7 +18,8 @@ import time
 from typing import TYPE_CHECKING
 
 from ...audio.shaping import ReplyShaper
-from ...errors import MODEL_UNAVAILABLE, SYNTHESIS_FAILED, JobError
+from ...errors import MODEL_NOT_DOWNLOADED, MODEL_UNAVAILABLE, SYNTHESIS_FAILED, JobError
+from ...offline import is_missing_network, retry_delays, waiting_for
 from ...settings import EngineSettings, VoiceSpec
 from ...voices.catalog import VoiceCatalog
 from ..chunking import chunks
@@ -31,6 +32,7 @@ from ..tuning.verdict import log_speed_verdict
 from ..voice_states.cache import Voice
 from .pool import LoadedModel, ModelPool, ModelUnavailable
 from .request import Piece, SpeechRequest
+from .runtime import forget_failures
 from .scheduler import IDLE, Scheduler
 
 if TYPE_CHECKING:
@@ -49,6 +51,8 @@ class Engine:
         self.scheduler = Scheduler(settings.max_queue)
         self.models = ModelPool(settings, catalog.failures)
         self._catalog = catalog
+        self.waiting: str | None = None
+        """What the first start waits for while a download finds no network (`offline`)."""
         self._thread = threading.Thread(target=self._run, name="pocket-tts-engine", daemon=True)
 
     @property
@@ -75,7 +79,8 @@ class Engine:
 
     def _run(self) -> None:
         try:
-            self._warm_up()
+            if not self._start_up():
+                return  # stopped while waiting for the network
         except BaseException as error:  # reported through `ready`
             self.ready.set_exception(error)
             return
@@ -83,6 +88,8 @@ class Engine:
         while (work := self.scheduler.next(self._is_warm, self._idle_after())) is not None:
             if work == IDLE:
                 self._measure_again()
+                if self.settings.unload_after is not None:
+                    self.models.unload_unused(self.settings.unload_after)
                 continue
             request, piece = work
             rest: list[Piece] = []
@@ -91,11 +98,44 @@ class Engine:
             finally:
                 self.scheduler.done(request, rest)
 
+    def _start_up(self) -> bool:
+        """Warm up; while a download finds no network, refuse requests with
+        `model-not-downloaded` and try again after each delay. False if stopped meanwhile."""
+        model = self.settings.default_model
+        if self.settings.retry_graphs and self.settings.data_dir is not None:
+            for folder in forget_failures(self.settings.data_dir):
+                _LOGGER.info(
+                    "Graphs tried again (--retry-graphs): forgot the failure in %s", folder
+                )
+        for delay in retry_delays():
+            try:
+                self._warm_up()
+            except Exception as error:
+                if not is_missing_network(error):
+                    raise
+                self.waiting = waiting_for(model.label, error)
+                text = f"Not ready to speak: waiting for {self.waiting}"
+                self.scheduler.refuse(JobError(MODEL_NOT_DOWNLOADED, text))
+                _LOGGER.warning("Waiting for %s; trying again in %g s", self.waiting, delay)
+                if self.scheduler.wait_stopped(delay):
+                    return False
+                continue
+            self.models.used_now()
+            if self.waiting is not None:
+                _LOGGER.info("The network is back: %s is downloaded", model.label)
+                self.waiting = None
+                self.scheduler.refuse(None)
+            return True
+        raise AssertionError("retry_delays never ends")
+
     def _idle_after(self) -> float | None:
         """Seconds of idleness after which the engine has work of its own, if any."""
+        waits = [self.settings.unload_after if self.models.loaded() else None]
         if self.models.exporting():
-            return graph_export.POLL
-        return comparison.REMEASURE_AFTER if self.models.pending() else None
+            waits.append(graph_export.POLL)
+        elif self.models.pending():
+            waits.append(comparison.REMEASURE_AFTER)
+        return min((wait for wait in waits if wait is not None), default=None)
 
     def _measure_again(self) -> None:
         """Idle: switch to graphs exported meanwhile (or, `--runtime auto`, compare them with
@@ -188,6 +228,8 @@ class Engine:
         try:
             return loaded.voices.get(spec)
         except Exception as error:
+            if is_missing_network(error):
+                raise  # not the voice's fault: the start waits for the network
             fallback = self._catalog.report_failure(spec, str(error)) if first else None
             if fallback is None:
                 raise
@@ -207,7 +249,9 @@ class Engine:
             try:
                 loaded = self.models.get(voice_spec.code)
             except ModelUnavailable as error:
-                self.scheduler.cancel(request, JobError(MODEL_UNAVAILABLE, str(error)))
+                missing = is_missing_network(error)
+                code = MODEL_NOT_DOWNLOADED if missing else MODEL_UNAVAILABLE
+                self.scheduler.cancel(request, JobError(code, str(error)))
                 return []
             voice = self._voice(loaded, request, piece)
             if piece.prepare:

@@ -1,10 +1,12 @@
 """The Pocket-TTS models the engine thread holds: one per language, loaded when first needed.
 
 At most `max_models` stay in memory; loading another unloads the least recently used one (and
-its voice states) and hands its memory back to the system. Each model has its own voice-state
-LRU and its own saved states (keyed by the model's identity), so two models never share a state.
+its voice states) and hands its memory back to the system; the engine also unloads, when idle,
+each model unused for `unload_after` (`unload_unused`). Each model has its own voice-state LRU
+and its own saved states (keyed by the model's identity), so two models never share a state.
 A model that cannot be loaded is remembered as failed until restart: its requests get an error at
-once instead of a new download attempt each.
+once instead of a new download attempt each. A download that found no network (`offline`) is not
+remembered: the next request for that language tries again.
 
 Used by the engine thread only, except `failure`, `peek` and `loaded`, read on the loop
 (`describe`, the speed line, the studio's status), and `stop_exports` at shutdown: each is one
@@ -14,11 +16,13 @@ dict lookup or copy, atomic under the GIL.
 from __future__ import annotations
 
 import logging
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...host import release_freed_memory, set_torch_threads
+from ...offline import is_missing_network
 from ...settings import EngineSettings, ModelSettings
 from ...voices.catalog import LoadFailures
 from ...voices.cloning import report_voice_cloning
@@ -60,6 +64,8 @@ class ModelPool:
         self._failed: dict[str, str] = {}
         self._threads = 0
         """Torch threads set for the model used last."""
+        self._used: dict[str, float] = {}
+        """When each loaded model was last handed out (monotonic seconds)."""
 
     def loaded(self) -> list[str]:
         """Codes of the models in memory, least recently used first."""
@@ -75,6 +81,7 @@ class ModelPool:
 
     def get(self, code: str) -> LoadedModel:
         """The model for `code`, loading it (and unloading the stalest) if needed."""
+        self._used[code] = time.monotonic()
         loaded = self._loaded.get(code)
         if loaded is not None:
             self._loaded.move_to_end(code)
@@ -86,15 +93,34 @@ class ModelPool:
             raise ModelUnavailable(self._failed[code])
         settings = self._settings[code]
         while len(self._loaded) >= self._capacity:
-            self._unload(next(iter(self._loaded)))
+            self._unload(next(iter(self._loaded)), f"at most {self._capacity} stay loaded")
         try:
             loaded = self._load(settings)
         except Exception as error:
-            self._failed[code] = f"{settings.label} cannot be loaded: {error}"
-            _LOGGER.error("Model for %s: %s", code, self._failed[code])
-            raise ModelUnavailable(self._failed[code]) from error
+            reason = f"{settings.label} cannot be loaded: {error}"
+            if is_missing_network(error):
+                raise ModelUnavailable(reason) from error  # tried again at the next request
+            self._failed[code] = reason
+            _LOGGER.error("Model for %s: %s", code, reason)
+            raise ModelUnavailable(reason) from error
         self._loaded[code] = loaded
+        self._used[code] = time.monotonic()  # its load was no idleness
         return loaded
+
+    def used_now(self) -> None:
+        """Count every loaded model as used now (the start's warm-up ended: an idle model's
+        time counts from `Ready`, not from its load)."""
+        now = time.monotonic()
+        self._used |= dict.fromkeys(self._loaded, now)
+
+    def unload_unused(self, seconds: float) -> None:
+        """Unload every model not handed out for `seconds` (an export in progress keeps its
+        model: it would start over)."""
+        now = time.monotonic()
+        for code, loaded in list(self._loaded.items()):
+            unused = now - self._used.get(code, now)
+            if unused >= seconds and loaded.tuning.export is None:
+                self._unload(code, f"unused for {unused / 60:.1f} min (--unload-after)")
 
     def pending(self) -> list[LoadedModel]:
         """Loaded models whose speed decision is provisional and wants measuring again."""
@@ -147,9 +173,9 @@ class ModelPool:
             _LOGGER.warning("Voice states will not be saved (%s): %s", folder, error)
             return None
 
-    def _unload(self, code: str) -> None:
+    def _unload(self, code: str, why: str) -> None:
         export = self._loaded.pop(code).tuning.export
         if export is not None:
             export.stop()
         release_freed_memory()
-        _LOGGER.info("Unloaded the %s model (at most %d stay loaded)", code, self._capacity)
+        _LOGGER.info("Unloaded the %s model (%s)", code, why)

@@ -63,7 +63,7 @@ IDLE: Literal["idle"] = "idle"
 
 
 class EngineBusy(Exception):
-    """The request cannot be taken; `error` says why (`busy`, or `shutdown`)."""
+    """The request cannot be taken; `error` says why (`busy`, `shutdown`, or the `refusal`)."""
 
     def __init__(self, error: JobError) -> None:
         super().__init__(error.text)
@@ -100,6 +100,8 @@ class Scheduler:
         """When the last listener's request ended (or the scheduler was made)."""
         self.arrived = threading.Event()
         """Set by `admit` after `next` returned `IDLE`: the idle work stops for a request."""
+        self.refusal: JobError | None = None
+        """While set (see `refuse`), every request is refused with it."""
 
     @property
     def in_care(self) -> int:
@@ -114,6 +116,8 @@ class Scheduler:
         with self._cond:
             if self._stopping:
                 raise EngineBusy(SHUTTING_DOWN)
+            if self.refusal is not None:
+                raise EngineBusy(self.refusal)
             line = self._lines.get(request.listener)
             if line is None:
                 if len(self._lines) >= self.max_queue:
@@ -175,6 +179,23 @@ class Scheduler:
             self._cond.notify_all()
 
     # Engine side.
+
+    def refuse(self, error: JobError | None) -> None:
+        """Until called with None, end the requests in care and refuse new ones with `error`
+        (the engine has no model to speak with yet)."""
+        with self._cond:
+            self.refusal = error
+            if error is None:
+                return
+            for line in list(self._lines.values()):
+                for request in list(line):
+                    request.add_error(error)
+                    self._cut(request)
+
+    def wait_stopped(self, timeout: float) -> bool:
+        """Wait up to `timeout` seconds for `stop`; True if the scheduler is stopping."""
+        with self._cond:
+            return self._cond.wait_for(lambda: self._stopping, timeout)
 
     def next(
         self, is_warm: Callable[[SpeechRequest], bool], idle_after: float | None = None
