@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from wyoming_pocket_tts.engine.tuning.tuned.tuned import load_tuned_model
+from wyoming_pocket_tts.engine.tuning.tuned import load_tuned_model
 
 from testkit.model_factory import TinyModel, build_tiny_model
 from testkit.support import short_timing

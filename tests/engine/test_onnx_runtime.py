@@ -31,7 +31,7 @@ import numpy as np
 import pytest
 import torch
 from pocket_tts import TTSModel
-from wyoming_pocket_tts.engine.tuning.tuned.timing import LONG_TEXT, Speed, empty_voice
+from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT, Speed, empty_voice
 
 from testkit.model_factory import TinyModel, expected_frames
 from testkit.support import (
