@@ -66,7 +66,6 @@ QUICK_SKIPS = (
     "test_model_factory.py",
     "test_model_pool.py",
     "test_numbers_server.py",
-    "test_numbers_round4_server.py",
     "test_readme.py",
     "test_reliability.py",
     "test_request_wiring.py",

@@ -831,6 +831,32 @@ def test_loudness_option_matches_its_schema_and_maps_to_the_flag(
     assert (engine.loudness and engine.loudness.target_lufs) == target
 
 
+def addon_server(options: dict[str, Any], tmp_path: Path) -> tuple[ServerProcess, Path]:
+    """The add-on's entry point as the Supervisor starts it, with `options` in its options file,
+    and its data folder. Faked: the options file's place (`addon.OPTIONS_FILE` is pointed into
+    `tmp_path` in the server's process), the hub (an offline cache of the tiny packaged model
+    `english_2m_2026-10` under the real file names, in the data folder where the add-on's own
+    `HF_HOME` finds it), and the HTTP side's address (127.0.0.1, a port of its own)."""
+    options_file = tmp_path / "supervisor" / "options.json"
+    options_file.parent.mkdir()
+    options_file.write_text(json.dumps(options), encoding="utf-8")
+    data = tmp_path / "data"
+    build_hf_cache(data / "huggingface", language="english_2m_2026-10", voices=("alba",))
+    prelude = (
+        "from pathlib import Path\nimport wyoming_pocket_tts.addon as addon\n"
+        f"addon.OPTIONS_FILE = Path({str(options_file)!r})\n"
+        "addon.ADDON_HTTP_PORT, addon.ADDON_HTTP_HOST = 0, '127.0.0.1'"
+    )
+    server = ServerProcess(
+        ["--data-dir", str(data)],
+        tmp_path / "server.log",
+        env={"HF_HOME": None},
+        prelude=prelude,
+        entry="wyoming_pocket_tts.addon",
+    )
+    return server, data
+
+
 def test_addon_with_default_options_finds_them_and_serves_the_default_voice(
     tmp_path: Path,
 ) -> None:
@@ -851,24 +877,7 @@ def test_addon_with_default_options_finds_them_and_serves_the_default_voice(
     options["language"] = "english_2m_2026-10"
     options["voices_dir"] = str(tmp_path / "share" / "voices")
     (tmp_path / "share" / "voices").mkdir(parents=True)
-    options_file = tmp_path / "supervisor" / "options.json"
-    options_file.parent.mkdir()
-    options_file.write_text(json.dumps(options), encoding="utf-8")
-    data = tmp_path / "data"
-    build_hf_cache(data / "huggingface", language="english_2m_2026-10", voices=("alba",))
-    prelude = (
-        "from pathlib import Path\nimport wyoming_pocket_tts.addon as addon\n"
-        f"addon.OPTIONS_FILE = Path({str(options_file)!r})\n"
-        "addon.ADDON_HTTP_PORT, addon.ADDON_HTTP_HOST = 0, '127.0.0.1'"
-    )
-    env: dict[str, str | None] = {"HF_HOME": None}  # the add-on's own default must find it
-    server = ServerProcess(
-        ["--data-dir", str(data)],
-        tmp_path / "server.log",
-        env=env,
-        prelude=prelude,
-        entry="wyoming_pocket_tts.addon",
-    )
+    server, data = addon_server(options, tmp_path)
     with server:
         server.wait_for_log("Ready")
         info = asyncio.run(describe(server.port))

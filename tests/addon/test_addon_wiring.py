@@ -6,18 +6,17 @@ server process, as the Supervisor starts it.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from pathlib import Path
 
 import pytest
 
-from testkit.model_factory import TinyModel, build_hf_cache, write_voice_wav
+from testkit.model_factory import TinyModel, write_voice_wav
 from testkit.support import ServerProcess, describe, synthesize
 from tests.conftest import model_args
 from tests.server.test_discovery import FakeSupervisor, supervisor  # noqa: F401 (the fixture)
 
-from .test_addon import load_yaml
+from .test_addon import addon_server, load_yaml
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -37,24 +36,7 @@ def test_a_folder_voice_chosen_as_the_default_speaks_by_default(tmp_path: Path) 
     voices_dir = tmp_path / "share" / "voices"
     write_voice_wav(voices_dir / "mamie.wav", 2.0, seed=2)
     options |= {"voices_dir": str(voices_dir), "voice": "mamie"}
-    options_file = tmp_path / "supervisor" / "options.json"
-    options_file.parent.mkdir()
-    options_file.write_text(json.dumps(options), encoding="utf-8")
-    data = tmp_path / "data"
-    build_hf_cache(data / "huggingface", language="english_2m_2026-10", voices=("alba",))
-    prelude = (
-        "from pathlib import Path\nimport wyoming_pocket_tts.addon as addon\n"
-        f"addon.OPTIONS_FILE = Path({str(options_file)!r})\n"
-        "addon.ADDON_HTTP_PORT, addon.ADDON_HTTP_HOST = 0, '127.0.0.1'"
-    )
-
-    server = ServerProcess(
-        ["--data-dir", str(data)],
-        tmp_path / "server.log",
-        env={"HF_HOME": None},
-        prelude=prelude,
-        entry="wyoming_pocket_tts.addon",
-    )
+    server, _ = addon_server(options, tmp_path)
     with server:
         server.wait_for_log("Ready")
         reply = asyncio.run(synthesize(server.port, "Hello from the add-on."))

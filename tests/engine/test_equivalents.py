@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 import torch
-from wyoming_pocket_tts.engine.tuning.tuned import load_tuned_model
 
 from testkit.model_factory import TinyModel, build_tiny_model
 from testkit.support import short_timing
@@ -24,6 +23,7 @@ from wyoming_pocket_tts.engine.model.equivalents import (
     remember_time_embeddings,
     use_equivalents,
 )
+from wyoming_pocket_tts.engine.tuning.tuned import load_tuned_model
 from wyoming_pocket_tts.settings import ModelSettings
 
 from .test_int8 import relative_difference, speak

@@ -16,7 +16,6 @@ import pytest
 import torch
 from pocket_tts import TTSModel
 from pocket_tts.modules.stateful_module import increment_steps, init_states
-from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT
 
 from testkit.model_factory import TinyModel, build_tiny_model, write_voice_wav
 from wyoming_pocket_tts.engine.model.int8 import quantize_mimi_decoder
@@ -26,6 +25,7 @@ from wyoming_pocket_tts.engine.onnx.attention import (
     from_pocket_state,
     use_exportable_attention,
 )
+from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT
 
 from .test_int8 import relative_difference, speak
 

@@ -31,7 +31,6 @@ import numpy as np
 import pytest
 import torch
 from pocket_tts import TTSModel
-from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT, Speed, empty_voice
 
 from testkit.model_factory import TinyModel, expected_frames
 from testkit.support import (
@@ -52,6 +51,7 @@ from wyoming_pocket_tts.engine.onnx.attention import from_pocket_state, to_pocke
 from wyoming_pocket_tts.engine.onnx.graphs import Graphs
 from wyoming_pocket_tts.engine.onnx.model import GraphFlowLM, use_graphs
 from wyoming_pocket_tts.engine.onnx.sessions import LMGraph
+from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT, Speed, empty_voice
 from wyoming_pocket_tts.engine.tuning.tuned import comparison
 from wyoming_pocket_tts.http.studio import StudioSettings
 from wyoming_pocket_tts.settings import ModelSettings

@@ -35,6 +35,7 @@ from testkit.support import (
 )
 from tests.conftest import model_args
 from tests.http_support import client
+from tests.server.test_several_languages import two_language_args
 from tests.wire_support import Call, pocket_tts_calls
 from wyoming_pocket_tts.audio.encode import FORMATS
 from wyoming_pocket_tts.errors import SHUTDOWN
@@ -162,16 +163,6 @@ def test_loudness_reaches_every_sample_at_another_speed(
     assert off.max() <= 2, (int(off.argmax()), plain.size)  # two truncations: under 2 steps
 
 
-def two_languages(english: TinyModel, french: TinyModel, voices: dict[str, Path]) -> list[str]:
-    """English (`anna`) and French (`mamie`) from their own models."""
-    return [
-        "--model-config", f"en={english.config_path}",
-        "--model-config", f"fr={french.config_path}",
-        "--voice", f"anna={voices['a']}",
-        "--voice", f"fr:mamie={voices['b']}",
-    ]  # fmt: skip
-
-
 def saying(calls: list[Call], word: str) -> list[Call]:
     return [call for call in calls if word in call.text]
 
@@ -196,7 +187,7 @@ def test_an_xml_lang_switch_speaks_in_that_languages_model_and_voice(
     )
 
     async def scenario(calls: list[Call]) -> tuple[Reply, Call, Call]:
-        async with running_server(two_languages(endless_model, tiny_model, voices)) as server:
+        async with running_server(two_language_args(endless_model, tiny_model, voices)) as server:
             port = server.port or 0
             for text, voice in (("Salut Marcel.", "mamie"), ("Hiya Rupert.", "anna")):
                 reference = await one_shot(port, text, voice)
@@ -252,7 +243,7 @@ def test_a_passage_in_another_language_gets_that_languages_pronunciations(
     (data / "pronunciations").mkdir(parents=True)
     (data / "pronunciations" / "en.txt").write_text("Zorg -> Lights\n", encoding="utf-8")
     (data / "pronunciations" / "fr.txt").write_text("Zorg -> Lumières\n", encoding="utf-8")
-    args = [*two_languages(endless_model, tiny_model, voices), "--data-dir", str(data)]
+    args = [*two_language_args(endless_model, tiny_model, voices), "--data-dir", str(data)]
     ssml = (
         '<speak>Zorg one. <lang xml:lang="fr-FR">Zorg deux.</lang> '
         '<lang xml:lang="de">Zorg drei.</lang></speak>'
@@ -279,7 +270,7 @@ def test_http_model_names_the_language_of_the_voice_without_one(
     text = "Bonsoir Gaston."
 
     async def scenario(calls: list[Call]) -> dict[str, tuple[bytes, Call]]:
-        args = [*two_languages(endless_model, tiny_model, voices), "--http-port", "0"]
+        args = [*two_language_args(endless_model, tiny_model, voices), "--http-port", "0"]
         seen = {}
         async with running_server(args) as server, aiohttp.ClientSession() as session:
             assert server.http is not None and server.http.port

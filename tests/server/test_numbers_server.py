@@ -54,6 +54,59 @@ ANNOUNCEMENTS = {
     ),
 }
 
+ROUND_FOUR = {
+    # Round four's forms (issue 54): Roman numerals, scales, durations, decades, dimensions.
+    "en": (
+        "Henry VIII had a 4x4 worth $2.3M. The drive took 4h 20m.",
+        [
+            "Henry the Eighth had a four by four worth two point three million dollars.",
+            "The drive took four hours and twenty minutes.",
+        ],
+    ),
+    "de": (
+        "Karl V. regierte im 16. Jahrhundert. Die Anlage hat 9,8 kWp und 3,5 Mio. € gekostet.",
+        [
+            "Karl der Fünfte regierte im sechzehnten Jahrhundert.",
+            "Die Anlage hat neun Komma acht Kilowatt Peak und drei Komma fünf Millionen Euro gekostet.",
+        ],
+    ),
+    "fr": (
+        "Louis XIV a régné au XVIIe siècle. Ajoutez 2 ½ tasses et 1 c. à s. d'huile.",
+        [
+            "Louis quatorze a régné au dix-septième siècle.",
+            "Ajoutez deux tasses et demie et une cuillère à soupe d'huile.",
+        ],
+    ),
+    "es": (
+        "Carlos III vivió en el siglo XVIII. La habitación mide 4 x 5 m.",
+        [
+            "Carlos tercero vivió en el siglo dieciocho.",
+            "La habitación mide cuatro por cinco metros.",
+        ],
+    ),
+    "it": (
+        "Pio XII visse nel XX secolo. Il video ha 40 mln di visualizzazioni.",
+        [
+            "Pio dodicesimo visse nel ventesimo secolo.",
+            "Il video ha quaranta milioni di visualizzazioni.",
+        ],
+    ),
+    "pt": (
+        "A empresa faturou R$ 3 bi. A viagem demora 4h 20m.",
+        [
+            "A empresa faturou três bilhões de reais.",
+            "A viagem demora quatro horas e vinte minutos.",
+        ],
+    ),
+    "nl": (
+        "Willem III leefde in de 17e eeuw. De zoom is 5x en de kamer 4 x 5 m.",
+        [
+            "Willem de Derde leefde in de zeventiende eeuw.",
+            "De zoom is vijf keer en de kamer vier bij vijf meter.",
+        ],
+    ),
+}
+
 
 TIMING_TEXTS = {timing.SHORT_TEXT, timing.LONG_TEXT}
 
@@ -80,12 +133,23 @@ def _words(text: str) -> list[str]:
     return [first, *(" " + word for word in rest)]
 
 
+CASES = [
+    *((language, *ANNOUNCEMENTS[language]) for language in sorted(ANNOUNCEMENTS)),
+    *((language, *ROUND_FOUR[language]) for language in sorted(ROUND_FOUR)),
+]
+"""Each language's announcements, then its round-four forms."""
+
+
 @pytest.mark.timeout(300)
-@pytest.mark.parametrize("language", sorted(ANNOUNCEMENTS))
+@pytest.mark.parametrize(("language", "text", "sentences"), CASES)
 def test_announcements_reach_the_model_as_words(
-    language: str, slim_model: TinyModel, voices: dict[str, Path], model_inputs: list[str]
+    language: str,
+    text: str,
+    sentences: list[str],
+    slim_model: TinyModel,
+    voices: dict[str, Path],
+    model_inputs: list[str],
 ) -> None:
-    text, sentences = ANNOUNCEMENTS[language]
 
     async def scenario() -> None:
         args = model_args(slim_model, voices, "--language-code", language)
