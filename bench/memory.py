@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from tests.model_factory import build_tiny_model, write_voice_wav
+from testkit.model_factory import build_tiny_model, write_voice_wav
 
 from .sides import Server
 

@@ -14,7 +14,8 @@ import yaml
 from tests.supervisor import validate_options
 from wyoming_pocket_tts import addon
 from wyoming_pocket_tts.addon import option_environment, options_to_argv
-from wyoming_pocket_tts.cli import HTTP_TOKEN_ENV, parse_settings
+from wyoming_pocket_tts.cli import parse_settings
+from wyoming_pocket_tts.cli_checks import HTTP_TOKEN_ENV
 
 ADDON = Path(__file__).resolve().parents[2] / "pocket-tts"
 DOCS = (ADDON / "DOCS.md").read_text(encoding="utf-8")

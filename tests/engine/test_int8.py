@@ -20,9 +20,9 @@ from pocket_tts import TTSModel
 from testkit.model_factory import TinyModel
 from testkit.support import short_timing
 from wyoming_pocket_tts.engine.model import int8 as speedups
+from wyoming_pocket_tts.engine.tuning import tuned as tuning
 from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT, empty_voice
 from wyoming_pocket_tts.engine.tuning.tuned import load_tuned_model
-from wyoming_pocket_tts.engine.tuning.tuned import tuned as tuning
 from wyoming_pocket_tts.settings import ModelSettings
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")

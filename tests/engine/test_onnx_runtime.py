@@ -51,8 +51,8 @@ from wyoming_pocket_tts.engine.onnx.attention import from_pocket_state, to_pocke
 from wyoming_pocket_tts.engine.onnx.graphs import Graphs
 from wyoming_pocket_tts.engine.onnx.model import GraphFlowLM, use_graphs
 from wyoming_pocket_tts.engine.onnx.sessions import LMGraph
+from wyoming_pocket_tts.engine.tuning import comparison
 from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT, Speed, empty_voice
-from wyoming_pocket_tts.engine.tuning.tuned import comparison
 from wyoming_pocket_tts.http.studio import StudioSettings
 from wyoming_pocket_tts.settings import ModelSettings
 

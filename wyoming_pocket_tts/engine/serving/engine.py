@@ -24,6 +24,7 @@ from ...settings import EngineSettings, VoiceSpec
 from ...voices.catalog import VoiceCatalog
 from ..chunking import chunks
 from ..onnx import background as graph_export
+from ..onnx.cache import forget_failures
 from ..speech import generation
 from ..tuning import comparison
 from ..tuning.timing import Abandoned
@@ -32,7 +33,6 @@ from ..tuning.verdict import log_speed_verdict
 from ..voice_states.cache import Voice
 from .pool import LoadedModel, ModelPool, ModelUnavailable
 from .request import Piece, SpeechRequest
-from .runtime import forget_failures
 from .scheduler import IDLE, Scheduler
 
 if TYPE_CHECKING:
