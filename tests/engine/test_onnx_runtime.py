@@ -357,7 +357,7 @@ def test_a_graph_that_does_not_load_leaves_torch_and_is_not_tried_again(
     with caplog.at_level(logging.WARNING):
         assert runtime.onnx_or_torch(model, settings, data, False, 1) is None
     assert time.monotonic() - started < 5  # remembered: no export (seconds) again
-    assert len(caplog.records) == 1 and "delete" in caplog.records[0].getMessage()
+    assert len(caplog.records) == 1 and "--retry-graphs" in caplog.records[0].getMessage()
 
 
 def server_data(exported: Path, tmp_path: Path, name: str) -> Path:
