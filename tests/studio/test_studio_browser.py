@@ -310,7 +310,12 @@ def test_status_shows_models_queue_and_last_requests(slim_model: TinyModel, tmp_
                 row = await page.text_content("#status-recent tr.request")
                 assert "alba" in row and " ms" in row
                 models = await page.text_content("#status-models tbody")
-                assert "loaded" in models and "real time" in models
+                tuning = studio.server.engine.tuning
+                assert tuning is not None
+                # 4 timed frames (the tests' short timing) on a loaded host may all come in the
+                # first chunk: then no rate is known, and the page must say so, not fail.
+                speed = "real time" if tuning.speed.rtf_known else "not measured"
+                assert "loaded" in models and speed in models, models
                 assert "places in use" in await page.text_content("#status-queue")
                 await shot(page, "status")
 
