@@ -158,12 +158,13 @@ def test_a_request_during_the_switch_to_the_graphs_goes_first(first_start: First
     that arrives (its `on_graphs` without `cancel=scheduler.arrived`), so the request waits for
     the graphs' whole warm-up and timing (5.1 s instead of 0.05 s at full size). Counted in
     frames, not seconds: from the request's arrival to the end of its reply the LM graph runs
-    only the frames pocket-tts's LM thread had begun before it saw the stop (4 here; the
-    request itself is spoken on torch), a small share of what the whole switch runs
-    afterwards (92 here)."""
+    only the frames the switch had begun before it saw the request (8 to 15 seen; the request
+    itself is spoken on torch), and the whole switch runs again after the reply (29 frames with
+    the tests' short timing). With the break the whole switch runs during the request (80 frames
+    seen) and none after it."""
     assert first_start.reply.audio and not first_start.reply.errors
     asked, switch = first_start.frames_for_the_request, first_start.frames_of_the_switch
-    assert asked < switch / 4, (asked, switch)
+    assert 0 < switch and asked < switch, (asked, switch)
     assert first_start.runtime_after == "onnx"
 
 
