@@ -164,7 +164,7 @@ def test_a_request_during_the_switch_to_the_graphs_goes_first(first_start: First
     seen) and none after it."""
     assert first_start.reply.audio and not first_start.reply.errors
     asked, switch = first_start.frames_for_the_request, first_start.frames_of_the_switch
-    assert 0 < switch and asked < switch, (asked, switch)
+    assert switch > 0 and asked < switch, (asked, switch)
     assert first_start.runtime_after == "onnx"
 
 

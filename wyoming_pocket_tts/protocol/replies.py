@@ -67,7 +67,7 @@ class ReplyWriter:
         self.live.append(reply)
         self.idle.clear()
         full = len(self.live) >= MAX_PENDING_REQUESTS
-        if full:
+        if full and not self.task.done():  # a stopped writer frees no room: never wait for it
             self.room.clear()
         _LOGGER.debug(
             "Requests unanswered on this connection: %d%s",
