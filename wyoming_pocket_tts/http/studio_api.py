@@ -96,7 +96,7 @@ class StudioApi:
         data = await _read_audio(request)
         saved = await asyncio.to_thread(self._save, data, name, language, start, end)
         await self._prepare(saved.name)
-        spec = self.service.catalog.resolve(saved.name)
+        spec = await asyncio.to_thread(self.service.catalog.resolve, saved.name)
         view = await asyncio.to_thread(voice_view, spec, self.service, self.manager)
         return web.json_response(view, status=201)
 
@@ -162,7 +162,9 @@ class StudioApi:
         text = body.get("text")
         if not isinstance(text, str) or len(text) > MAX_PREPARE_CHARS:
             raise StudioError(BAD_TEXT, f"Text of at most {MAX_PREPARE_CHARS} characters")
-        voice = self.service.catalog.resolve(body.get("voice"), body.get("language"))
+        voice = await asyncio.to_thread(  # it may rescan the voice folders: off the loop
+            self.service.catalog.resolve, body.get("voice"), body.get("language")
+        )
         # Exactly the intake's preparation, so the page shows what a request would speak.
         prepared = await asyncio.to_thread(Intake(self.service).prepare, text, voice.code)
         return web.json_response(
