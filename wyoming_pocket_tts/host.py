@@ -14,6 +14,7 @@ import ctypes.util
 import gc
 import os
 import platform
+import sys
 import threading
 from collections.abc import Iterator
 from importlib.metadata import PackageNotFoundError, version
@@ -50,17 +51,17 @@ def cpu_model() -> str:
 
 
 def set_torch_threads(count: int) -> None:
-    """Torch's intra-op threads for what runs next (process-wide; pocket-tts sets 1)."""
-    import torch
-
-    torch.set_num_threads(count)
+    """Torch's intra-op threads for what runs next (process-wide; pocket-tts sets 1); nothing
+    in a process that never imported torch (one serving on the graphs alone)."""
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(count)
 
 
 def torch_threads() -> int:
-    """Torch's intra-op threads now."""
-    import torch
-
-    return torch.get_num_threads()
+    """Torch's intra-op threads now (1 in a process that never imported torch)."""
+    torch = sys.modules.get("torch")
+    return 1 if torch is None else int(torch.get_num_threads())
 
 
 @contextlib.contextmanager

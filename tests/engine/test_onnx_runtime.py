@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -43,6 +44,7 @@ from testkit.support import (
 )
 from tests.conftest import model_args
 from tests.studio_support import running_studio, status, until
+from wyoming_pocket_tts.engine.child_process import child_env
 from wyoming_pocket_tts.engine.model.int8 import quantize_mimi_decoder
 from wyoming_pocket_tts.engine.onnx import background as graph_export
 from wyoming_pocket_tts.engine.onnx import cache as runtime
@@ -50,6 +52,7 @@ from wyoming_pocket_tts.engine.onnx import child as export_process
 from wyoming_pocket_tts.engine.onnx.attention import from_pocket_state, to_pocket_state
 from wyoming_pocket_tts.engine.onnx.graphs import Graphs
 from wyoming_pocket_tts.engine.onnx.model import GraphFlowLM, use_graphs
+from wyoming_pocket_tts.engine.onnx.runners import LMRunner
 from wyoming_pocket_tts.engine.onnx.sessions import LMGraph
 from wyoming_pocket_tts.engine.tuning import comparison
 from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT, Speed, empty_voice
@@ -204,21 +207,24 @@ def exported(
 
 @contextmanager
 def counted_frames(patch: pytest.MonkeyPatch) -> Iterator[list[float]]:
-    """When each frame the LM graph ran began (`LMGraph.step`), in this process."""
+    """When each run of the LM graph began, in this process: a frame or a prompt, by torch
+    running the graphs (`LMGraph.step`, a first start's) or by their own loop (`LMRunner.run`,
+    a start on cached graphs)."""
     began: list[float] = []
-    original = LMGraph.step
+    for owner, name in ((LMGraph, "step"), (LMRunner, "run")):
+        original = getattr(owner, name)
 
-    def counted(self: LMGraph, *args: object) -> object:
-        began.append(time.monotonic())
-        return original(self, *args)  # type: ignore[arg-type]
+        def counted(self: object, *args: object, original: Any = original) -> object:
+            began.append(time.monotonic())
+            return original(self, *args)
 
-    patch.setattr(LMGraph, "step", counted)
+        patch.setattr(owner, name, counted)
     yield began
 
 
 @pytest.fixture
 def frames(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[float]]:
-    """When each frame the LM graph ran began (`LMGraph.step`), in this process."""
+    """When each run of the LM graph began (`counted_frames`), in this process."""
     with counted_frames(monkeypatch) as began:
         yield began
 
@@ -690,7 +696,7 @@ def test_an_export_process_ends_when_its_server_goes(
     folder = tmp_path / "graphs"
     command = [sys.executable, "-m", export_process.__name__, str(folder)]
     command += ["--config", str(settings.config)]
-    child = subprocess.Popen(command, stdin=subprocess.PIPE, env=export_process._child_env())
+    child = subprocess.Popen(command, stdin=subprocess.PIPE, env=child_env())
     assert child.stdin is not None
     child.stdin.close()  # as when the server's process ends
     try:

@@ -33,7 +33,7 @@ from tests.studio_support import (
 from wyoming_pocket_tts.engine.onnx import background as graph_export
 from wyoming_pocket_tts.engine.onnx import cache as runtime
 from wyoming_pocket_tts.engine.onnx.graphs import Graphs
-from wyoming_pocket_tts.engine.onnx.model import GraphFlowLM
+from wyoming_pocket_tts.engine.onnx.lean import LeanModel
 from wyoming_pocket_tts.engine.serving import engine as worker
 from wyoming_pocket_tts.http.studio import StudioSettings
 from wyoming_pocket_tts.settings import ModelSettings
@@ -179,7 +179,7 @@ def test_the_graph_sessions_run_on_the_threads_asked(
     endless_model: TinyModel, voices: dict[str, Path], first_start: FirstStart, tmp_path: Path
 ) -> None:
     """Guards the break: the graphs' ONNX Runtime sessions made without their intra-op thread
-    count (`graph_runs.session`), so ONNX Runtime starts a pool per session on every core (7
+    count (`ort.session`), so ONNX Runtime starts a pool per session on every core (7
     -> 11 OS threads on 2 cores) beside pocket-tts's own two threads. A server on cached graphs
     with `--threads 1`, and one with `--threads 2`: each session of the model it serves must
     have been given that count."""
@@ -190,12 +190,12 @@ def test_the_graph_sessions_run_on_the_threads_asked(
         args += ["--data-dir", str(graph_data(first_start, tmp_path / str(threads)))]
         async with running_server(args) as server:
             loaded = server.engine.models.peek("en")
-            assert loaded is not None and isinstance(loaded.model.flow_lm, GraphFlowLM)
+            assert loaded is not None and isinstance(loaded.model, LeanModel)
             reply = await synthesize(server.port or 0, "Lights on.", voice="b")
             assert reply.audio and not reply.errors
             found = []
-            for graph in (loaded.model.flow_lm.graph, loaded.model.mimi.graph):
-                options = graph.session.get_session_options()
+            for runner in (loaded.model.lm, loaded.model.mimi):
+                options = runner.session.get_session_options()
                 found.append((options.intra_op_num_threads, options.inter_op_num_threads))
             return found
 

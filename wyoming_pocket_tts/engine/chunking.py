@@ -2,8 +2,9 @@
 
 Pieces reach the engine already one sentence each (`intake` splits every text once, with
 `text.sentences`); the engine can only switch to another request between pieces. A sentence is
-cut here the way `generate_audio_stream` cuts a text (at most 50 tokens, at `,;:`), and text
-with no punctuation to cut at, which could hold the engine for minutes as one piece, is cut again
+cut here the way `generate_audio_stream` cuts a text (at most 50 tokens, at `,;:`; pocket-tts's
+own code on torch, its copy in `onnx.text_prompt` on the graphs alone), and text with no
+punctuation to cut at, which could hold the engine for minutes as one piece, is cut again
 between words (and a single word longer than that, between characters). Tuning times its
 generations through the same cut.
 """
@@ -14,44 +15,65 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
+from .onnx.lean import LeanModel
+from .onnx.text_prompt import split_into_best_sentences as split
+
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
-    from pocket_tts.modules.text_conditioner import Tokenizer
+
+    from .speech import Model
 
 MAX_PIECE_TOKENS = 50
 """Longest piece the engine speaks at once: pocket-tts's own chunk size (`MAX_TOKEN_PER_CHUNK`),
 a long sentence or about 4 s of speech."""
 
 
-def chunks(model: TTSModel, sentence: str) -> list[str]:
+def chunks(model: Model, sentence: str) -> list[str]:
     """`sentence` cut the way `generate_audio_stream` cuts a text (at most 50 tokens), and any
     longer piece (no punctuation to cut at) cut again between words."""
+    try:
+        if isinstance(model, LeanModel):
+            tokenizer, size = model.tokenizer, _size_of(model.tokenizer.encode)
+            chunks = split(tokenizer, sentence, MAX_PIECE_TOKENS, model.settings.text)
+        else:
+            chunks, size = _pocket_chunks(model, sentence)
+    except ValueError:  # nothing left to say once pocket-tts has prepared it
+        return []
+    return [piece for chunk in chunks for piece in _between_words(size, chunk)]
+
+
+def _pocket_chunks(model: TTSModel, sentence: str) -> tuple[list[str], Size]:
+    """pocket-tts's own cut, with its tokenizer (torch)."""
     from pocket_tts.models.text_chunking import split_into_best_sentences
 
     tokenizer = model.flow_lm.conditioner.tokenizer
-    try:
-        chunks = split_into_best_sentences(
-            tokenizer,
-            sentence,
-            MAX_PIECE_TOKENS,
-            model.pad_with_spaces_for_short_inputs,
-            remove_semicolons=model.remove_semicolons,
-            append_terminal_punctuation=model.append_terminal_punctuation,
-            capitalize_first_letter=model.capitalize_first_letter,
-            replace_characters=model.replace_characters,
-        )
-    except ValueError:  # nothing left to say once pocket-tts has prepared it
-        return []
-    return [piece for chunk in chunks for piece in _between_words(tokenizer, chunk)]
+    chunks = split_into_best_sentences(
+        tokenizer,
+        sentence,
+        MAX_PIECE_TOKENS,
+        model.pad_with_spaces_for_short_inputs,
+        remove_semicolons=model.remove_semicolons,
+        append_terminal_punctuation=model.append_terminal_punctuation,
+        capitalize_first_letter=model.capitalize_first_letter,
+        replace_characters=model.replace_characters,
+    )
+    return chunks, _size_of(lambda text: tokenizer(text)[0].tolist())
 
 
-def _between_words(tokenizer: Tokenizer, text: str) -> list[str]:
+Size = Callable[[list[str]], int]
+"""Tokens in some words joined by spaces."""
+
+
+def _size_of(encode: Callable[[str], list[int]]) -> Size:
+    def size(words: list[str]) -> int:
+        return len(encode(" ".join(words)))
+
+    return size
+
+
+def _between_words(size: Size, text: str) -> list[str]:
     """`text` in runs of whole words of at most `MAX_PIECE_TOKENS` tokens each; a single word
     longer than that (no spaces to cut at) is cut between characters."""
-
-    def size(words: list[str]) -> int:
-        return int(tokenizer(" ".join(words))[0].numel())
-
     if size([text]) <= MAX_PIECE_TOKENS:
         return [text]
     pieces: list[str] = []

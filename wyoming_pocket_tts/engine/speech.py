@@ -19,6 +19,13 @@ import numpy as np
 
 if TYPE_CHECKING:
     import torch
+    from pocket_tts import TTSModel
+
+    from .onnx.lean import LeanModel
+
+    Model = TTSModel | LeanModel
+    """A loaded model as the engine holds it: pocket-tts's (torch, or torch running the graphs),
+    or the graphs' own loop with no torch in the process."""
 
     Audio = torch.Tensor | np.ndarray
     """A chunk of audio: float samples in [-1, 1] (torch's runtimes give tensors, the graphs'

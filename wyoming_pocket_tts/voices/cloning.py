@@ -10,12 +10,8 @@ result would be a voice the model was never meant to make.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
 
 from .catalog import LoadFailures
-
-if TYPE_CHECKING:
-    from pocket_tts import TTSModel
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -34,7 +30,7 @@ class VoiceCloningUnavailable(RuntimeError):
         super().__init__(REASON)
 
 
-def can_clone(model: TTSModel) -> bool:
+def can_clone(model: object) -> bool:
     """False when pocket-tts fell back to the weights without voice cloning."""
     return bool(getattr(model, "has_voice_cloning", True))
 
@@ -53,7 +49,7 @@ def why_not() -> str:
     return "; ".join(causes)
 
 
-def report_voice_cloning(model: TTSModel, failures: LoadFailures, language: str) -> None:
+def report_voice_cloning(model: object, failures: LoadFailures, language: str) -> None:
     """Log once a model is loaded whether it can clone voices; if not, mark the audio voices of
     its language unavailable."""
     if can_clone(model):

@@ -9,6 +9,7 @@ from typing import Any
 
 import yaml
 
+from ...pocket import package_dir
 from ...settings import ModelSettings
 
 _WEIGHT_KEYS = ("weights_path", "weights_path_without_voice_cloning")
@@ -18,15 +19,13 @@ def model_identity(settings: ModelSettings) -> str:
     """A fingerprint of everything that shapes a voice state: config, local weights, code, and
     the precision: fp32 ONNX graphs share torch fp32's states (the same to 6e-7 of their RMS),
     int8 graphs have their own (ONNX Runtime rounds otherwise than torch's int8)."""
-    from pocket_tts.utils.config import CONFIGS_DIR
-
     if settings.quantize is None:
         raise ValueError("model_identity needs the resolved quantisation, not auto")
     precision = f"q={settings.quantize}"
     if settings.quantize and settings.runtime == "onnx":
         precision += " onnx"
     digest = hashlib.sha256(f"pocket-tts {version('pocket-tts')} {precision}".encode())
-    config = settings.config or str(CONFIGS_DIR / f"{settings.model}.yaml")
+    config = settings.config or str(_configs() / f"{settings.model}.yaml")
     if config.startswith(("hf://", "http://", "https://")):
         digest.update(config.encode())  # hf:// revisions pin the content
         return digest.hexdigest()
@@ -36,6 +35,15 @@ def model_identity(settings: ModelSettings) -> str:
         stat = weights.stat()
         digest.update(f"{weights}:{stat.st_size}:{stat.st_mtime_ns}".encode())
     return digest.hexdigest()
+
+
+def _configs() -> Path:
+    """pocket-tts's folder of built-in configs (`utils.config.CONFIGS_DIR`), found without
+    importing it (torch)."""
+    package = package_dir()
+    if package is None:
+        raise ValueError("pocket-tts is not installed")
+    return package / "config"
 
 
 def _local_weights(config: dict[str, Any]) -> list[Path]:

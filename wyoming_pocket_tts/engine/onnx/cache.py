@@ -34,10 +34,11 @@ if TYPE_CHECKING:
     from pocket_tts import TTSModel
 
     from .graphs import Graphs
+    from .lean import LeanModel
 
 _LOGGER = logging.getLogger(__name__)
 
-GRAPHS_VERSION = 3
+GRAPHS_VERSION = 4
 """Of the export's code (`onnx.export`, `onnx.attention`): a change exports again."""
 _FOLDER = "graphs"
 _PACKAGES = ("pocket-tts", "torch", "onnx", "onnxruntime")
@@ -116,9 +117,7 @@ def onnx_or_torch(
 
         from .model import use_graphs
 
-        if folder is not None and (folder / FAILED).is_file():
-            reason = (folder / FAILED).read_text(encoding="utf-8").strip()
-            raise RuntimeError(f"{reason} (before; --retry-graphs tries again)")
+        _raise_remembered(folder)
         source = exported or folder
         if source is None:
             raise FileNotFoundError("no graphs: no data folder holds them")
@@ -129,6 +128,35 @@ def onnx_or_torch(
             remember_failure(folder, error)
         return None
     return f"onnx {'int8' if int8 else 'fp32'}"
+
+
+def lean_model(
+    settings: ModelSettings, data_dir: Path, int8: bool, threads: int
+) -> LeanModel | None:
+    """The model on its graphs cached in `data_dir` alone (`onnx.lean`: no torch in this
+    process), or None when it cannot run so (one warning line says why; a failure is
+    remembered as `onnx_or_torch` remembers one)."""
+    from .lean import LeanModel
+
+    folder = graph_folder(data_dir, settings)
+    try:
+        import onnxruntime  # noqa: F401
+
+        _raise_remembered(folder)
+        _exported_graphs(folder, int8)
+        return LeanModel(folder, settings, int8, threads)
+    except Exception as error:  # any failure: torch serves
+        warn_torch(settings.code, error)
+        if not isinstance(error, ImportError):
+            remember_failure(folder, error)
+        return None
+
+
+def _raise_remembered(folder: Path | None) -> None:
+    """Raise the failure remembered in `folder` (`FAILED`), if any."""
+    if folder is not None and (folder / FAILED).is_file():
+        reason = (folder / FAILED).read_text(encoding="utf-8").strip()
+        raise RuntimeError(f"{reason} (before; --retry-graphs tries again)")
 
 
 def _exported_graphs(folder: Path, int8: bool) -> Graphs:

@@ -204,6 +204,7 @@ def _write_speech(model: TTSModel, graphs: Graphs) -> None:
         "capitalize_first_letter": model.capitalize_first_letter,
         "replace_characters": model.replace_characters,
         "tokenizer": tokenizer,
+        "voice_cloning": bool(getattr(model, "has_voice_cloning", True)),
         "emb_std": flow_lm.emb_std.to(torch.float32).tolist(),
         "emb_mean": flow_lm.emb_mean.to(torch.float32).tolist(),
     }

@@ -36,6 +36,8 @@ class LoopSettings:
     emb_std: list[float]
     emb_mean: list[float]
     """The latents' scale and shift before Mimi decodes them."""
+    voice_cloning: bool
+    """The exported weights can clone voices (`voices.cloning`)."""
 
     @classmethod
     def read(cls, path: Path) -> LoopSettings:
@@ -66,4 +68,5 @@ class LoopSettings:
             str(raw["tokenizer"]),
             [float(x) for x in raw["emb_std"]],
             [float(x) for x in raw["emb_mean"]],
+            bool(raw["voice_cloning"]),
         )

@@ -37,8 +37,11 @@ def read_state(path: Path) -> ArrayState:
     return state
 
 
-def write_state(state: ArrayState, path: Path, metadata: dict[str, str] | None = None) -> None:
-    """Save `state` as pocket-tts's `export_model_state` does (`read_state` reads it back)."""
+def write_state(
+    state: dict[str, dict[str, Any]], path: Path, metadata: dict[str, str] | None = None
+) -> None:
+    """Save `state` (of numpy arrays, or of anything `np.asarray` reads: CPU torch tensors) as
+    pocket-tts's `export_model_state` does (`read_state` reads it back)."""
     from safetensors.numpy import save_file
 
     flat = {

@@ -36,7 +36,7 @@ from .request import Piece, SpeechRequest
 from .scheduler import IDLE, Scheduler
 
 if TYPE_CHECKING:
-    from pocket_tts import TTSModel
+    from ..speech import Model
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -290,7 +290,7 @@ class Engine:
             return loaded.voices.get(fallback)
 
     def _speak(
-        self, model: TTSModel, voice: Voice, text: str, request: SpeechRequest, rate: float
+        self, model: Model, voice: Voice, text: str, request: SpeechRequest, rate: float
     ) -> None:
         """Generate `text`, emitting audio (shaped: lead-in, pause, rate) as pocket-tts decodes
         it."""

@@ -32,7 +32,7 @@ from ..voice_states.cache import VoiceStates
 from ..voice_states.store import VoiceStateStore
 
 if TYPE_CHECKING:
-    from pocket_tts import TTSModel
+    from ..speech import Model
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ class LoadedModel:
     """A model in memory with the voice states made for it."""
 
     settings: ModelSettings
-    model: TTSModel
+    model: Model
     voices: VoiceStates
     tuning: Tuning
     """How it was loaded (quantised or not, torch threads) and how fast it runs here."""
@@ -137,7 +137,7 @@ class ModelPool:
             if loaded.tuning.export is not None:
                 loaded.tuning.export.stop()
 
-    def retune(self, loaded: LoadedModel, model: TTSModel, tuning: Tuning) -> None:
+    def retune(self, loaded: LoadedModel, model: Model, tuning: Tuning) -> None:
         """Serve `loaded` from now on as a re-measurement or a finished export decided: its
         voice states start over if the quantisation or the runtime changed (they are keyed by
         the one, laid out for the other); torch threads are set at next use."""
@@ -154,7 +154,7 @@ class ModelPool:
         self._threads = tuning.threads
         return LoadedModel(settings, model, self._voice_states(model, tuning), tuning)
 
-    def _voice_states(self, model: TTSModel, tuning: Tuning) -> VoiceStates:
+    def _voice_states(self, model: Model, tuning: Tuning) -> VoiceStates:
         return VoiceStates(
             model,
             self._engine.voice_cache_size,

@@ -11,6 +11,7 @@ empty: the voices are not loaded yet when the model is tuned (`warm_up` covers a
 from __future__ import annotations
 
 import math
+import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -20,12 +21,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ...audio.pcm import to_pcm16
 from ..chunking import chunks
+from ..onnx.lean import LeanModel
 from ..speech import generation
 
 T = TypeVar("T")
 
 if TYPE_CHECKING:
-    from pocket_tts import TTSModel
+    from ..speech import Model
 
 SHORT_TEXT = "Okay, the kitchen lights are on."
 """A first sentence of a typical reply: the listener waits for its first audio."""
@@ -67,7 +69,7 @@ def interleaved(items: Sequence[T], rounds: int) -> Iterator[list[T]]:
         yield list(items) if number % 2 == 0 else list(reversed(items))
 
 
-def time_serving(model: TTSModel, frames: int, cancel: threading.Event | None = None) -> Speed:
+def time_serving(model: Model, frames: int, cancel: threading.Event | None = None) -> Speed:
     """First audio of `SHORT_TEXT` and RTF of `LONG_TEXT` (at most `frames` frames), served."""
     first_audio, _ = serve(model, SHORT_TEXT, 1, cancel)
     _, rtf = serve(model, LONG_TEXT, max(frames, 2), cancel)
@@ -75,7 +77,7 @@ def time_serving(model: TTSModel, frames: int, cancel: threading.Event | None = 
 
 
 def serve(
-    model: TTSModel, text: str, frames: int, cancel: threading.Event | None = None
+    model: Model, text: str, frames: int, cancel: threading.Event | None = None
 ) -> tuple[float, float]:
     """Speak `text` as the engine would, up to `frames` frames: (seconds to the first audio,
     RTF after the first chunk, NaN if there was none after it). Once `cancel` is set the
@@ -110,8 +112,10 @@ def serve(
     return first_at - started, rtf
 
 
-def empty_voice(model: TTSModel) -> dict[str, Any]:
+def empty_voice(model: Model) -> dict[str, Any]:
     """A voice state with no prompt (pocket-tts copies it per generation, as for any voice)."""
+    if isinstance(model, LeanModel):
+        return model.empty_state()
     from pocket_tts.modules.stateful_module import init_states
 
     return init_states(model.flow_lm, batch_size=1, sequence_length=0)
@@ -120,9 +124,12 @@ def empty_voice(model: TTSModel) -> dict[str, Any]:
 @contextmanager
 def random_state_kept() -> Iterator[None]:
     """Put torch's random generator back as it was: a generation cut short samples a number of
-    frames that varies from run to run, and must not change what later requests sample."""
-    import torch
-
+    frames that varies from run to run, and must not change what later requests sample. (The
+    graphs' own loop draws from a generator of its own, seeded by nothing: nothing to keep.)"""
+    torch = sys.modules.get("torch")
+    if torch is None:  # never imported: nothing has drawn from it
+        yield
+        return
     state = torch.get_rng_state()
     try:
         yield

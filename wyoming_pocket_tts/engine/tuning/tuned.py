@@ -44,9 +44,9 @@ from ..model.int8 import (
     int8_unavailable,
     is_mimi_decoder_int8,
 )
-from ..model.loading import equip, load_model, plain_model
+from ..model.loading import load_model
 from ..onnx.background import BackgroundExport
-from ..onnx.cache import needs_export, onnx_or_torch, warn_torch
+from ..onnx.cache import lean_model, needs_export, warn_torch
 from ..speech import generation
 from . import timing
 from .comparison import Comparison, Remeasurement, compare, figures_text
@@ -64,6 +64,8 @@ from .timing import (
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
+
+    from ..speech import Model
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -118,7 +120,7 @@ def candidates(settings: ModelSettings) -> list[Config]:
     return sorted(Config(count, q) for count in threads for q in quantize)
 
 
-def load_tuned_model(settings: ModelSettings, data_dir: Path | None) -> tuple[TTSModel, Tuning]:
+def load_tuned_model(settings: ModelSettings, data_dir: Path | None) -> tuple[Model, Tuning]:
     """Load the model (quantised or not, on how many threads, as the settings say or this host's
     speed decides), warmed up and timed over `timing.FRAMES` frames. Runs on the engine thread;
     takes a few seconds more than a plain load when `auto` has to compare, a fraction of a
@@ -142,7 +144,7 @@ def load_tuned_model(settings: ModelSettings, data_dir: Path | None) -> tuple[TT
     return model, tuning
 
 
-def _load_auto(settings: ModelSettings, data_dir: Path | None) -> tuple[TTSModel, Tuning]:
+def _load_auto(settings: ModelSettings, data_dir: Path | None) -> tuple[Model, Tuning]:
     """`--runtime auto`: the runtime a settled saved decision names; else torch as `--runtime
     torch` decides, with the graphs exported (or loaded) in the background and compared with
     it when the engine is idle (`with_graphs`): an export takes far longer than a start may.
@@ -252,7 +254,7 @@ def retuned(tuning: Tuning, comparison: Comparison) -> tuple[TTSModel, Tuning]:
     return model, Tuning(resolved, choice.config.threads, speed, reason, choice.confidence, pending)
 
 
-def warm_up(model: TTSModel, state: dict) -> None:
+def warm_up(model: Model, state: dict) -> None:
     """Generate the first chunk with a real voice state, then stop.
 
     The timed generations use an empty voice; the first request with a voice prompt's longer
@@ -287,37 +289,36 @@ def _flags(settings: ModelSettings) -> str:
     return f"--quantize {quantize}, --threads {settings.threads or 'auto'}"
 
 
-def _load_onnx(settings: ModelSettings, data_dir: Path | None) -> tuple[TTSModel, Tuning] | None:
-    """The model with its frames as ONNX graphs (`onnx.cache`), warmed up and timed; None when
-    they cannot run here (a warning line said why). fp32 unless `--quantize on` (ONNX
-    Runtime's int8 moves the LM's latents more than torch's does: not chosen unasked); 1
-    thread unless `--threads` says otherwise (the spike's fastest on a 2-core host)."""
+def _load_onnx(settings: ModelSettings, data_dir: Path | None) -> tuple[Model, Tuning] | None:
+    """The model on its cached graphs alone (`onnx.lean`: torch is never imported), warmed up
+    and timed; None when they cannot run here (a warning line said why). fp32 unless
+    `--quantize on` (ONNX Runtime's int8 moves the LM's latents more than torch's does: not
+    chosen unasked); 1 thread unless `--threads` says otherwise (the spike's fastest on a
+    2-core host)."""
     int8 = settings.quantize is True
     threads = settings.threads or 1
     started = time.monotonic()
-    model = plain_model(settings, False)  # torch keeps the text conditioner and Mimi's encoder
-    runs = onnx_or_torch(model, settings, data_dir, int8, threads)
-    if runs is None:
+    model = lean_model(settings, data_dir, int8, threads) if data_dir is not None else None
+    if model is None:
         return None
-    given = equip(model)
+    runs = f"onnx {'int8' if int8 else 'fp32'}"
     _LOGGER.info(
-        "Loaded model %s in %.1f s (%s, %s)",
+        "Loaded model %s in %.1f s (%s, on the graphs alone: no torch in this process)",
         settings.label,
         time.monotonic() - started,
         runs,
-        ", ".join(given),
     )
     return on_graphs(model, settings, runs, int8, threads)
 
 
 def on_graphs(
-    model: TTSModel,
+    model: Model,
     settings: ModelSettings,
     runs: str,
     int8: bool,
     threads: int,
     cancel: threading.Event | None = None,
-) -> tuple[TTSModel, Tuning] | None:
+) -> tuple[Model, Tuning] | None:
     """A model running its graphs, warmed up and timed; None if it does not run (one warning
     line). `Abandoned` once `cancel` is set."""
     set_torch_threads(threads)

@@ -17,23 +17,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...audio.loudness import gain_for
-from ...host import encoding_threads
 from ...settings import LoudnessSettings, VoiceSpec
 from ...voices.catalog import VoiceKind, is_audio_prompt, voice_kind
 from ...voices.cloning import VoiceCloningUnavailable, can_clone
 from ...voices.folder import file_version
+from ..onnx.lean import LeanModel
 from .calibration import measure_voice
+from .encoder import encode, in_child
 from .lru import LruCache
-from .prompt_audio import read_prompt
 from .store import ModelState, VoiceStateStore
 
 if TYPE_CHECKING:
-    from pocket_tts import TTSModel
+    from ..speech import Model
 
 _LOGGER = logging.getLogger(__name__)
 
 TRUNCATE_PROMPTS = True
-"""Prompts from URLs are cut to 30 s by pocket-tts; files by `read_prompt`."""
+"""Prompts from URLs are cut to 30 s by pocket-tts; files by `prompt_audio.read_prompt`."""
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,7 @@ class VoiceStates:
 
     def __init__(
         self,
-        model: TTSModel,
+        model: Model,
         capacity: int,
         store: VoiceStateStore | None,
         loudness: LoudnessSettings | None = None,
@@ -135,7 +135,8 @@ class VoiceStates:
             saved = store.path_for(
                 key.fingerprint or key.source, key.truncate, can_clone(self._model)
             )
-        found = store.load(self._model, saved) if store and saved and key.is_prompt else None
+        kept = self._kept(key)
+        found = store.load(self._model, saved) if store and saved and kept else None
         if found is not None:
             state, loudness = _layout(self._model, found[0]), found[1]
             _LOGGER.info("Loaded voice %s from its saved state", spec.name)
@@ -143,14 +144,14 @@ class VoiceStates:
         else:
             state = self._make(spec, key, source)
             loudness = None
-            if store is not None and saved is not None and self._loudness and not key.is_prompt:
+            if store is not None and saved is not None and self._loudness and not kept:
                 loudness = store.load_loudness(saved)
-            fresh = key.is_prompt  # an encoded state is worth saving
+            fresh = kept
         if self._loudness is not None and loudness is None:
             loudness = self._calibrate(spec, state)
             fresh = True
         if store is not None and saved is not None and fresh:
-            if key.is_prompt:
+            if kept:
                 store.save(_layout(self._model, state, saved=True), saved, loudness)
             elif loudness is not None:
                 store.save_loudness(saved, loudness)
@@ -158,16 +159,19 @@ class VoiceStates:
             return Voice(state)
         return Voice(state, gain_for(loudness, self._loudness.target_lufs, spec.name))
 
+    def _kept(self, key: VoiceKey) -> bool:
+        """Its state is worth saving: costly to make (an encoded prompt; on the graphs alone
+        a built-in name too, made by a child process)."""
+        builtin = voice_kind(key.source) is VoiceKind.BUILTIN
+        return key.is_prompt or (builtin and isinstance(self._model, LeanModel))
+
     def _make(self, spec: VoiceSpec, key: VoiceKey, source: str | Path) -> ModelState:
-        """Encode an audio prompt, or load a built-in or `.safetensors` state."""
+        """Encode an audio prompt, or load a built-in or `.safetensors` state (`encoder`)."""
         started = time.monotonic()
-        with encoding_threads():
-            if isinstance(source, Path) and key.is_prompt:
-                prompt = read_prompt(source, self._model.sample_rate, spec.name)
-                state = self._model.get_state_for_audio_prompt(prompt)
-            else:
-                state = self._model.get_state_for_audio_prompt(source, truncate=key.truncate)
-        state = _layout(self._model, state)
+        if isinstance(self._model, LeanModel):
+            state = in_child(self._model, source, key.truncate, spec.name)
+        else:
+            state = _layout(self._model, encode(self._model, source, key.truncate, spec.name))
         elapsed = time.monotonic() - started
         if key.is_prompt:
             _LOGGER.info("Encoded voice %s in %.2f s", spec.name, elapsed)
@@ -186,27 +190,15 @@ class VoiceStates:
             if not path.is_file():
                 raise FileNotFoundError(f"voice file {path} does not exist")
             return path
-        if kind is VoiceKind.URL:
-            return spec.source
-        return self._builtin_source(spec.source)
-
-    def _builtin_source(self, name: str) -> str:
-        """A built-in name for a packaged language model; its original audio for any other model."""
-        from pocket_tts.utils.config import CONFIGS_DIR
-        from pocket_tts.utils.utils import _ORIGINS_OF_PREDEFINED_VOICES
-
-        if name not in _ORIGINS_OF_PREDEFINED_VOICES:
-            known = ", ".join(sorted(_ORIGINS_OF_PREDEFINED_VOICES))
-            raise ValueError(f"{name!r} is not a pocket-tts built-in voice (built-in: {known})")
-        origin = self._model.origin
-        if origin is not None and origin.is_relative_to(CONFIGS_DIR):
-            return name
-        return _ORIGINS_OF_PREDEFINED_VOICES[name]
+        return spec.source  # a URL, or a built-in name (`encoder.builtin_source`)
 
 
-def _layout(model: TTSModel, state: ModelState, saved: bool = False) -> ModelState:
+def _layout(model: Model, state: ModelState, saved: bool = False) -> ModelState:
     """`state` in the layout `model`'s attention keeps (`saved`: in pocket-tts's, as files
-    hold it): the same for torch; for ONNX graphs (`engine.graph_model`), K and V in slots."""
+    hold it): the same for torch and the graphs' own loop (which reads pocket-tts's); for torch
+    running the graphs (`onnx.model`), K and V in slots."""
+    if isinstance(model, LeanModel):
+        return state
     from ..onnx.attention import from_pocket_state, to_pocket_state
 
     return to_pocket_state(model, state) if saved else from_pocket_state(model, state)

@@ -23,9 +23,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...files import new_file
+from ..onnx.voice_arrays import write_state
 
 if TYPE_CHECKING:
-    from pocket_tts import TTSModel
+    from ..speech import Model
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -56,7 +57,7 @@ class VoiceStateStore:
         key = f"{self._model_id}\0{prompt_id}\0{truncate}{weights}".encode()
         return self.folder / f"{hashlib.sha256(key).hexdigest()[:40]}{_SUFFIX}"
 
-    def load(self, model: TTSModel, path: Path) -> tuple[ModelState, float | None] | None:
+    def load(self, model: Model, path: Path) -> tuple[ModelState, float | None] | None:
         """The saved state and the voice's measured loudness (None if not measured), or None
         if there is none or it is unreadable (then it is deleted)."""
         if not path.is_file():
@@ -77,17 +78,8 @@ class VoiceStateStore:
         The file is what pocket-tts's `export_model_state` writes, plus the loudness in the
         safetensors metadata, so pocket-tts itself still reads it as a voice state.
         """
-        import safetensors.torch
-
-        tensors = {
-            f"{module}/{name}": tensor
-            for module, module_state in state.items()
-            for name, tensor in module_state.items()
-        }
         metadata = None if loudness is None else {_LOUDNESS_KEY: repr(float(loudness))}
-        self._write(
-            path, lambda temporary: safetensors.torch.save_file(tensors, temporary, metadata)
-        )
+        self._write(path, lambda temporary: write_state(state, Path(temporary), metadata))
 
     def load_loudness(self, path: Path) -> float | None:
         """The measured loudness saved for a voice whose state is not saved (built-in, file)."""
@@ -134,6 +126,6 @@ class VoiceStateStore:
 def _loudness_of(path: Path) -> float | None:
     from safetensors import safe_open
 
-    with safe_open(str(path), framework="pt") as state:
+    with safe_open(str(path), framework="numpy") as state:
         value = (state.metadata() or {}).get(_LOUDNESS_KEY)
     return None if value is None else float(value)

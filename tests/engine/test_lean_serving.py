@@ -1,0 +1,191 @@
+"""A server on cached graphs serves on the graphs alone (`onnx.lean`): no torch in its process.
+
+The slim model's graphs (fp32 and int8) are exported once into a data folder, where the server
+finds them as a later start would (`cached`). The servers here are fresh interpreters, not forks
+of the tests' zygote (which has torch imported); a prelude reports, as the process exits, whether
+torch or pocket-tts was ever imported. New voices are encoded by a child process
+(`voice_states.encoder`); a voice state saved by one runtime is read by the other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import signal
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from testkit.model_factory import TinyModel
+from testkit.support import ServerProcess, differing_samples, synthesize
+from testkit.zygote import FORK_ENV
+from tests.conftest import model_args
+from wyoming_pocket_tts.engine.chunking import chunks
+from wyoming_pocket_tts.engine.onnx import cache as runtime
+from wyoming_pocket_tts.engine.onnx.lean import LeanModel
+from wyoming_pocket_tts.settings import ModelSettings
+
+pytestmark = pytest.mark.timeout(300)
+
+MODULES = "MODULES torch={} pocket_tts={}"
+REPORT_MODULES = (
+    "import atexit\n"
+    "atexit.register(lambda: print("
+    f"{MODULES!r}.format('torch' in sys.modules, 'pocket_tts' in sys.modules), flush=True))"
+)
+"""Prelude of a server: says at exit whether torch or pocket-tts was imported."""
+LEAN = "on the graphs alone: no torch in this process"
+TEXT = "Turn on the kitchen lights, please."
+
+
+@pytest.fixture(scope="module")
+def cached(slim_model: TinyModel, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A data folder holding the slim model's graphs, fp32 and int8, as a first start left it."""
+    data = tmp_path_factory.mktemp("lean") / "data"
+    settings = ModelSettings(model=None, config=str(slim_model.config_path), runtime="onnx")
+    folder = runtime.graph_folder(data, settings)
+    assert runtime.prepare_graphs(slim_model.load(), folder, True).has_int8
+    return data
+
+
+@pytest.fixture
+def fresh(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Servers started as fresh interpreters (the zygote has torch imported)."""
+    monkeypatch.delenv(FORK_ENV, raising=False)
+
+
+def lean_args(model: TinyModel, voices: dict[str, Path], data: Path, *extra: str) -> list[str]:
+    return [*model_args(model, voices), "--runtime", "onnx", "--data-dir", str(data), *extra]
+
+
+def reply_audio(server: ServerProcess, voice: str, text: str = TEXT) -> bytes:
+    reply = asyncio.run(synthesize(server.port, text, voice))
+    assert not reply.errors, reply.errors
+    assert reply.audio
+    return reply.audio
+
+
+@pytest.mark.usefixtures("fresh")
+def test_a_cached_start_serves_a_cloned_voice_without_torch_in_the_process(
+    slim_model: TinyModel, voices: dict[str, Path], cached: Path, tmp_path: Path
+) -> None:
+    """int8 graphs cached: the model loads on them alone, the voice prompt is encoded by a child
+    process, a reply is served, and at exit neither torch nor pocket-tts was ever imported."""
+    data = tmp_path / "data"
+    shutil.copytree(cached, data)
+    args = lean_args(slim_model, {"a": voices["a"]}, data, "--quantize", "on")
+    with ServerProcess(args, tmp_path / "server.log", prelude=REPORT_MODULES) as server:
+        server.wait_for_log("Ready")
+        reply_audio(server, "a")
+        assert server.stop() == 0
+    log = server.log
+    assert LEAN in log and "(onnx int8," in log, log
+    assert re.search(r"encoding of voice a runs in a separate process \(pid \d+\)", log), log
+    assert MODULES.format(False, False) in log, log
+
+
+@pytest.mark.usefixtures("fresh")
+def test_a_voice_state_saved_by_one_runtime_is_served_by_the_other(
+    slim_model: TinyModel, voices: dict[str, Path], cached: Path, tmp_path: Path
+) -> None:
+    """fp32 on torch and on the graphs share their voice states: torch encodes and saves `a`,
+    the graphs' server reads it (no child) and speaks it as torch did (the test models sample
+    at temperature 0); the graphs' child encodes `b`, and torch reads that one."""
+    data = tmp_path / "data"
+    shutil.copytree(cached, data)
+    both = {"a": voices["a"], "b": voices["b"]}
+    torch_args = [*model_args(slim_model, {"a": voices["a"]}), "--data-dir", str(data)]
+    torch_args += ["--runtime", "torch", "--quantize", "off"]
+    with ServerProcess(torch_args, tmp_path / "torch.log") as server:
+        server.wait_for_log("Ready")
+        on_torch = reply_audio(server, "a")
+        assert server.stop() == 0
+    assert "Encoded voice a" in server.log
+
+    lean = lean_args(slim_model, both, data, "--quantize", "off")
+    with ServerProcess(lean, tmp_path / "lean.log", prelude=REPORT_MODULES) as server:
+        server.wait_for_log("Ready")
+        on_graphs = reply_audio(server, "a")
+        assert server.stop() == 0
+    log = server.log
+    assert LEAN in log and "Loaded voice a from its saved state" in log, log
+    assert "encoding of voice a" not in log and "encoding of voice b runs" in log, log
+    assert MODULES.format(False, False) in log, log
+    assert differing_samples(on_graphs, on_torch) < 0.01
+
+    torch_args = [*model_args(slim_model, both), "--data-dir", str(data)]
+    torch_args += ["--runtime", "torch", "--quantize", "off"]
+    with ServerProcess(torch_args, tmp_path / "torch-again.log") as server:
+        server.wait_for_log("Ready")
+        assert server.stop() == 0
+    assert "Loaded voice b from its saved state" in server.log, server.log
+
+
+@pytest.mark.usefixtures("fresh")
+def test_a_voice_whose_encoding_child_dies_is_refused_and_the_server_serves_on(
+    slim_model: TinyModel, voices: dict[str, Path], cached: Path, tmp_path: Path
+) -> None:
+    """Two ways an encoding child fails while the server runs on the graphs: a file that is no
+    audio (the child's own reason), at the start, and a child killed (as by the out-of-memory
+    killer) during a request. Each voice fails with its reason, the request is still heard
+    (in the fallback voice), and the server serves on."""
+    data = tmp_path / "data"
+    shutil.copytree(cached, data)
+    noise = tmp_path / "noise.wav"
+    noise.write_bytes(bytes(range(256)) * 8)
+    killed = tmp_path / "killed.wav"
+    shutil.copy(voices["b"], killed)
+    configured = {"a": voices["a"], "noise": noise, "killed": killed}
+    args = lean_args(slim_model, configured, data, "--quantize", "off")
+    with ServerProcess(args, tmp_path / "server.log") as server:
+        server.wait_for_log("Ready")  # `a` and `noise` loaded at the start (2 cached voices)
+        with ThreadPoolExecutor(1) as pool:
+            request = pool.submit(asyncio.run, synthesize(server.port, TEXT, "killed"))
+            os.kill(child_pid(server, "killed"), signal.SIGKILL)
+            heard = request.result(timeout=60)
+        reply_audio(server, "a")
+        assert server.stop() == 0
+    assert heard.audio and not heard.errors  # the catalog's fallback voice spoke it
+    log = server.log
+    assert re.search(r"Voice noise cannot be loaded: .*(Error|format)", log), log
+    assert "the encoding of voice killed was killed by SIGKILL (out of memory?)" in log, log
+
+
+def child_pid(server: ServerProcess, voice: str, timeout: float = 60) -> int:
+    """The pid of the child encoding `voice`, from the server's log."""
+    pattern = re.compile(rf"encoding of voice {voice} runs in a separate process \(pid (\d+)\)")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        match = pattern.search(server.log)
+        if match:
+            return int(match.group(1))
+        time.sleep(0.02)
+    raise AssertionError(f"no encoding child for {voice}:\n{server.log}")
+
+
+def test_the_graphs_cut_a_text_as_pocket_tts_does(slim_model: TinyModel, cached: Path) -> None:
+    """The engine's pieces on the graphs alone (`chunking` with the tokenizer file and the copy
+    of pocket-tts's cut) are torch's: sentences, a long one cut at commas, and a run of words
+    with no punctuation cut between words (and one word longer than a piece, between letters)."""
+    settings = ModelSettings(model=None, config=str(slim_model.config_path), runtime="onnx")
+    lean = LeanModel(runtime.graph_folder(cached, settings), settings, False, 1)
+    model = slim_model.load()
+    texts = [
+        TEXT,
+        "hi",
+        "it is 3.5 degrees; the window's open",
+        "first, second, third, fourth, fifth, sixth, seventh, eighth, ninth, tenth, eleventh, "
+        "twelfth, thirteenth, fourteenth, fifteenth, sixteenth, seventeenth, eighteenth",
+        " ".join(["lights"] * 80),
+        "a" * 400,
+        "   ",
+    ]
+    for text in texts:
+        assert chunks(lean, text) == chunks(model, text), text
+    assert len(chunks(lean, " ".join(["lights"] * 80))) > 1
+    assert np.all([len(lean.tokenizer.encode(p)) <= 50 for p in chunks(lean, "a" * 400)])

@@ -1,0 +1,173 @@
+"""Work that needs torch, run in a child process so the serving process never holds it.
+
+The graph export (`onnx.child`) and the encoding of a new voice (`voice_states.encoder`) import
+torch and pocket-tts, trace or run the model, and peak far above what serving needs. Each runs
+as `python -m <module> ...` at nice 19 (`host.lowest_priority`, set by the child itself) and
+ends itself when the server goes away (its stdin closes, `end_with_parent`). A child says why it
+failed in the last line of its stderr that begins with `REASON` and exits non-zero; `Child.run`
+raises `ChildFailed` with that reason, with "killed" when it ended by a signal (the kernel's
+out-of-memory killer sends SIGKILL), or with its code and last line for a crash.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import site
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+from ..settings import ModelSettings
+
+_LOGGER = logging.getLogger(__name__)
+
+REASON = "Failed: "
+"""Begins the line of stderr in which a child says why it failed."""
+
+
+class ChildFailed(Exception):
+    """A child failed, outlived its time or was stopped; the message says why."""
+
+    def __init__(self, message: str, code: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        """The child's exit code (negative: the signal that ended it), None if it never ended
+        by itself (stopped, or killed at its time limit)."""
+
+
+class Child:
+    """One run of a child module: `run` it (blocking), `stop` it from any thread."""
+
+    def __init__(self, module: str, what: str) -> None:
+        self._module = module
+        self._what = what
+        """The work, in words, for the log and the messages ("the graph export")."""
+        self._process: subprocess.Popen[bytes] | None = None
+        self._stopped = threading.Event()
+
+    @property
+    def stopped(self) -> bool:
+        return self._stopped.is_set()
+
+    @property
+    def pid(self) -> int:
+        """The last child's process id (0 before one started)."""
+        return self._process.pid if self._process is not None else 0
+
+    @property
+    def running(self) -> bool:
+        """The child has started and not ended."""
+        process = self._process
+        return process is not None and process.poll() is None
+
+    def run(self, arguments: list[str], timeout: float) -> None:
+        """Run the child with `arguments` until it ends; `ChildFailed` if it fails, outlives
+        `timeout` seconds or is stopped. Its stderr lines go to the debug log."""
+        command = [sys.executable, "-m", self._module, *arguments]
+        with tempfile.TemporaryFile() as errors:
+            process = subprocess.Popen(
+                command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=errors,
+                env=child_env(),
+            )  # fmt: skip
+            self._process = process
+            _LOGGER.info(
+                "%s runs in a separate process (pid %d)", _capital(self._what), process.pid
+            )
+            if self._stopped.is_set():
+                process.kill()
+            try:
+                code = process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+                raise ChildFailed(f"{self._what} took more than {timeout:g} s (killed)") from None
+            finally:
+                if process.stdin is not None:
+                    process.stdin.close()
+            errors.seek(0)
+            lines = errors.read().decode(errors="replace").splitlines()
+        for line in lines:
+            _LOGGER.debug("Process %d: %s", process.pid, line)
+        if self._stopped.is_set():
+            raise ChildFailed(f"{self._what} was stopped")
+        if code != 0:
+            raise ChildFailed(self._reason(lines, code), code)
+
+    def stop(self) -> None:
+        """Kill the child, if it runs (the server stops, or no longer needs its work)."""
+        self._stopped.set()
+        process = self._process
+        if process is not None and process.poll() is None:
+            process.kill()
+
+    def _reason(self, lines: list[str], code: int) -> str:
+        """The child's own reason (`REASON`), else how it ended and its last line."""
+        given = [line[len(REASON) :] for line in lines if line.startswith(REASON)]
+        if given:
+            return given[-1]
+        if code < 0:
+            name = signal.Signals(-code).name if -code in signal.valid_signals() else -code
+            hint = " (out of memory?)" if code == -signal.SIGKILL else ""
+            return f"{self._what} was killed by {name}{hint}"
+        last = next((line.strip() for line in reversed(lines) if line.strip()), "")
+        return f"{self._what} ended with code {code}" + (f": {last}" if last else "")
+
+
+def model_args(settings: ModelSettings) -> list[str]:
+    """The flags that name `settings`' model to a child (`add_model_args`)."""
+    if settings.config is not None:
+        return ["--config", settings.config]
+    return ["--model", str(settings.model)]
+
+
+def add_model_args(parser: argparse.ArgumentParser) -> None:
+    """The child's side of `model_args`."""
+    model = parser.add_mutually_exclusive_group(required=True)
+    model.add_argument("--model", help="a pocket-tts built-in model")
+    model.add_argument("--config", help="a pocket-tts YAML config")
+
+
+def child_env() -> dict[str, str]:
+    """This environment, with this package first on the path where it is not installed in a
+    site folder (a source tree): the child runs the server's code."""
+    env = dict(os.environ)
+    root = str(Path(__file__).resolve().parents[__name__.count(".")])  # above the package
+    folders = [*site.getsitepackages(), site.getusersitepackages()]
+    sites = {str(Path(folder).resolve()) for folder in folders}
+    if root not in sites:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, (root, env.get("PYTHONPATH"))))
+    return env
+
+
+def end_with_parent() -> None:
+    """In a child: exit as soon as stdin closes (the server ended, or was killed, without
+    stopping it)."""
+
+    def watch() -> None:  # on the descriptor: a buffered read's lock would stop the exit
+        while os.read(0, 4096):
+            pass
+        os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def fail(error: BaseException, for_users: bool = False) -> int:
+    """In a child: say why it failed (the last line of stderr, `REASON`): `error`'s message
+    alone if it is `for_users`, else its type and first line; the exit code 1."""
+    print(REASON + (str(error) if for_users else one_line(error)), file=sys.stderr, flush=True)
+    return 1
+
+
+def one_line(error: BaseException) -> str:
+    """`error`'s type and the first line of its message (torch's run to pages)."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    return f"{type(error).__name__}: {lines[0] if lines else ''}".rstrip(": ")
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
