@@ -10,6 +10,7 @@ torch or pocket-tts was ever imported. New voices are encoded by a child process
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import shutil
@@ -17,6 +18,7 @@ import signal
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from urllib.request import urlopen
 
 import numpy as np
 import pytest
@@ -75,14 +77,20 @@ def test_a_cached_start_serves_a_cloned_voice_without_torch_in_the_process(
     slim_model: TinyModel, voices: dict[str, Path], cached: Path, tmp_path: Path
 ) -> None:
     """int8 graphs cached: the model loads on them alone, the voice prompt is encoded by a child
-    process, a reply is served, and at exit neither torch nor pocket-tts was ever imported."""
+    process, a reply is served, the studio's status says so, and at exit neither torch nor
+    pocket-tts was ever imported."""
     data = tmp_path / "data"
     shutil.copytree(cached, data)
-    args = lean_args(slim_model, {"a": voices["a"]}, data, "--quantize", "on")
+    args = lean_args(slim_model, {"a": voices["a"]}, data, "--quantize", "on", "--http-port", "0")
     with ServerProcess(args, tmp_path / "server.log", prelude=REPORT_MODULES) as server:
         server.wait_for_log("Ready")
         reply_audio(server, "a")
+        http = re.search(r"HTTP API on http://[^:]+:(\d+)", server.log)
+        assert http, server.log
+        with urlopen(f"http://127.0.0.1:{http.group(1)}/studio/api/status", timeout=10) as page:
+            [model] = json.load(page)["models"]
         assert server.stop() == 0
+    assert (model["runtime"], model["quantized"], model["without_torch"]) == ("onnx", True, "now")
     log = server.log
     assert LEAN in log and "(onnx int8," in log, log
     assert re.search(r"encoding of voice a runs in a separate process \(pid \d+\)", log), log

@@ -51,6 +51,7 @@ from wyoming_pocket_tts.engine.onnx import cache as runtime
 from wyoming_pocket_tts.engine.onnx import child as export_process
 from wyoming_pocket_tts.engine.onnx.attention import from_pocket_state, to_pocket_state
 from wyoming_pocket_tts.engine.onnx.graphs import Graphs
+from wyoming_pocket_tts.engine.onnx.lean import LeanModel
 from wyoming_pocket_tts.engine.onnx.model import GraphFlowLM, use_graphs
 from wyoming_pocket_tts.engine.onnx.runners import LMRunner
 from wyoming_pocket_tts.engine.onnx.sessions import LMGraph
@@ -581,7 +582,7 @@ def test_auto_times_the_graphs_against_torch_when_idle_and_the_next_start_keeps_
 
     def injected(model: TTSModel, *args: object, **kwargs: object) -> Speed:
         real(model, *args, **kwargs)  # type: ignore[arg-type]
-        if not isinstance(model.flow_lm, GraphFlowLM):
+        if not isinstance(model, LeanModel):
             return Speed(0.2, 5.0)
         return Speed(0.1 if graphs_faster else 0.4, 5.0)
 

@@ -150,7 +150,9 @@ def test_the_studio_shows_graphs_being_prepared_under_runtime_onnx(first_start: 
         "torch",
         True,
     )
+    assert first_start.status["without_torch"] == "next start"
     assert PREPARING in first_start.page, first_start.page
+    assert "without torch from the next start" in first_start.page, first_start.page
 
 
 def test_a_request_during_the_switch_to_the_graphs_goes_first(first_start: FirstStart):

@@ -3,9 +3,11 @@ the engine's status (models and their speed, the queue, the last requests)."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from ..engine.tuning.timing import Speed
+from ..engine.tuning.tuned import Tuning
 from ..engine.tuning.verdict import SLOW_RTF
 from ..service import Service
 from ..settings import VoiceSpec
@@ -100,6 +102,7 @@ def status_view(service: Service) -> dict[str, Any]:
                 "quantized": bool(tuning.settings.quantize),
                 "runtime": tuning.settings.runtime,
                 "preparing_graphs": tuning.export is not None,
+                "without_torch": _without_torch(tuning),
                 "threads": tuning.threads,
                 "first_audio_ms": round(tuning.speed.first_audio * 1000),
                 "rtf": round(tuning.speed.rtf, 2) if tuning.speed.rtf_known else None,
@@ -116,6 +119,16 @@ def status_view(service: Service) -> dict[str, Any]:
         "queue": {"in_care": scheduler.in_care, "max": scheduler.max_queue},
         "recent": scheduler.recent.snapshot(),
     }
+
+
+def _without_torch(tuning: Tuning) -> str | None:
+    """When the model serves with no torch in the process: "now" (on its cached graphs),
+    "next start" (its graphs are ready or being prepared, torch is still here), or None."""
+    if tuning.settings.runtime == "onnx":
+        return "now" if "torch" not in sys.modules else "next start"
+    if tuning.export is not None and tuning.runtimes is None:  # `auto` decides later
+        return "next start"
+    return None
 
 
 def _verdict(speed: Speed) -> str:

@@ -4,12 +4,13 @@ while torch serves.
 An export takes a minute or more of CPU at full size (`onnx.cache`), far beyond the seconds a start
 may take. So the model starts on torch, and a child process at the lowest CPU priority exports
 the graphs (`onnx.child`: tracing in the serving process broke its requests). A thread of
-the server waits for it, then loads a second fp32 copy of the model and gives it the graphs,
-read from the cache (or from a temporary folder, removed once the sessions are loaded, without
-a data folder). When it is done, the engine thread switches to that copy at its next idle
-moment (`Engine._switch`, `ModelPool.retune`; `auto` times both first): never on the asyncio
-loop, never during a request. Cached graphs are only loaded (no child). A failure is the usual
-one warning line, remembered with the cache like any other; torch keeps serving.
+the server waits for it, then loads the graphs' own loop on them (`onnx.lean`), from the cache
+(or from a temporary folder, removed once the sessions are loaded, without a data folder). When
+it is done, the engine thread switches to it at its next idle moment (`Engine._switch`,
+`ModelPool.retune`; `auto` times both first): never on the asyncio loop, never during a
+request. The torch model is then let go; torch itself stays imported until the next start,
+which loads the cached graphs alone. A failure is the usual one warning line, remembered with
+the cache like any other; torch keeps serving.
 """
 
 from __future__ import annotations
@@ -23,19 +24,19 @@ from typing import TYPE_CHECKING
 
 from ...host import lowest_priority
 from ...settings import ModelSettings
-from ..model.loading import equip, plain_model
 from .cache import (
     TEMPORARY_PREFIX,
     graph_folder,
+    graphs_label,
+    lean_model,
     needs_export,
-    onnx_or_torch,
     remember_failure,
     warn_torch,
 )
 from .child import ExportFailed, ExportProcess
 
 if TYPE_CHECKING:
-    from pocket_tts import TTSModel
+    from .lean import LeanModel
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -51,10 +52,10 @@ class BackgroundExport:
     ) -> None:
         self.settings, self.int8, self.threads = settings, int8, threads
         self._data_dir = data_dir
-        self.model: TTSModel | None = None
-        """The fp32 copy running the graphs, once exported and loaded."""
-        self.runs = ""
-        """What runs, in words (`onnx.cache.onnx_or_torch`)."""
+        self.model: LeanModel | None = None
+        """The graphs' own loop, once exported and loaded."""
+        self.runs = graphs_label(int8)
+        """What runs, in words."""
         self.done = threading.Event()
         self._process = ExportProcess(settings, int8)
         self._thread = threading.Thread(target=self._run, name="graph-export", daemon=True)
@@ -88,13 +89,7 @@ class BackgroundExport:
                 folder = graph_folder(data_dir, self.settings)
             if needs_export(self.settings, data_dir, self.int8):  # `auto` may find them cached
                 self._process.run(folder)
-            model = plain_model(self.settings, False)
-            runs = onnx_or_torch(
-                model, self.settings, data_dir, self.int8, self.threads, exported=folder
-            )
-            if runs is not None:
-                equip(model)
-                self.model, self.runs = model, runs
+            self.model = lean_model(self.settings, folder, self.int8, self.threads)
         except ExportFailed as error:
             if not self._process.stopped:
                 warn_torch(self.settings.code, error)

@@ -127,18 +127,20 @@ def onnx_or_torch(
         if folder is not None and not isinstance(error, ImportError):
             remember_failure(folder, error)
         return None
+    return graphs_label(int8)
+
+
+def graphs_label(int8: bool) -> str:
+    """What runs on the graphs, in words ("onnx int8")."""
     return f"onnx {'int8' if int8 else 'fp32'}"
 
 
-def lean_model(
-    settings: ModelSettings, data_dir: Path, int8: bool, threads: int
-) -> LeanModel | None:
-    """The model on its graphs cached in `data_dir` alone (`onnx.lean`: no torch in this
-    process), or None when it cannot run so (one warning line says why; a failure is
-    remembered as `onnx_or_torch` remembers one)."""
+def lean_model(settings: ModelSettings, folder: Path, int8: bool, threads: int) -> LeanModel | None:
+    """The model on its graphs in `folder` alone (`onnx.lean`: no torch needed), or None when
+    it cannot run so (one warning line says why; a failure is remembered in `folder`, as
+    `onnx_or_torch` remembers one)."""
     from .lean import LeanModel
 
-    folder = graph_folder(data_dir, settings)
     try:
         import onnxruntime  # noqa: F401
 

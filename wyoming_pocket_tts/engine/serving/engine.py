@@ -183,7 +183,10 @@ class Engine:
             return
         self.models.retune(loaded, *switched)
         _LOGGER.info(
-            "The %s model now runs on ONNX Runtime (%s)", export.settings.code, export.runs
+            "The %s model now runs on ONNX Runtime (%s); torch leaves the process at the next "
+            "start, which serves on the cached graphs alone",
+            export.settings.code,
+            export.runs,
         )
         log_speed_verdict(switched[1])
 

@@ -27,7 +27,7 @@ from .rule import Choice, Config, best, choose
 from .timing import Abandoned, Speed, interleaved, time_serving
 
 if TYPE_CHECKING:
-    from pocket_tts import TTSModel
+    from ..speech import Model
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -57,7 +57,7 @@ class Comparison:
 
 
 def compare(
-    variants: Mapping[tuple[bool, bool], TTSModel],
+    variants: Mapping[tuple[bool, bool], Model],
     configs: list[Config],
     frames: int,
     rounds: int,
@@ -87,7 +87,7 @@ def figures_text(figures: Mapping[str, Speed]) -> str:
 class Remeasurement:
     """A provisional decision's next comparison, with the variants it needs kept loaded."""
 
-    variants: dict[tuple[bool, bool], TTSModel]
+    variants: dict[tuple[bool, bool], Model]
     configs: list[Config]
     frames: int
     rounds: int

@@ -46,7 +46,7 @@ from ..model.int8 import (
 )
 from ..model.loading import load_model
 from ..onnx.background import BackgroundExport
-from ..onnx.cache import lean_model, needs_export, warn_torch
+from ..onnx.cache import graph_folder, graphs_label, lean_model, needs_export, warn_torch
 from ..speech import generation
 from . import timing
 from .comparison import Comparison, Remeasurement, compare, figures_text
@@ -178,7 +178,7 @@ def _load_auto(settings: ModelSettings, data_dir: Path | None) -> tuple[Model, T
     return model, replace(tuning, export=export, runtimes=runtimes)
 
 
-def with_graphs(tuning: Tuning, model: TTSModel) -> Tuning:
+def with_graphs(tuning: Tuning, model: Model) -> Tuning:
     """`--runtime auto` once the export is done: `model` (on the graphs) joins the comparison
     with torch, which becomes the pending measurement (run when idle, `comparison`)."""
     assert tuning.runtimes is not None
@@ -298,10 +298,12 @@ def _load_onnx(settings: ModelSettings, data_dir: Path | None) -> tuple[Model, T
     int8 = settings.quantize is True
     threads = settings.threads or 1
     started = time.monotonic()
-    model = lean_model(settings, data_dir, int8, threads) if data_dir is not None else None
+    if data_dir is None:  # no cache: never here (`needs_export`)
+        return None
+    model = lean_model(settings, graph_folder(data_dir, settings), int8, threads)
     if model is None:
         return None
-    runs = f"onnx {'int8' if int8 else 'fp32'}"
+    runs = graphs_label(int8)
     _LOGGER.info(
         "Loaded model %s in %.1f s (%s, on the graphs alone: no torch in this process)",
         settings.label,
