@@ -18,84 +18,79 @@ reads the process's memory from /proc.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
 SAMPLE_RATE = 24000
+OPS = ("run", "first_audio", "save")
 
 
 class Side(Protocol):
-    def chunks(self, text: str, voice: str) -> Iterator[np.ndarray]: ...
+    def run(self, text: str, voice: str) -> dict[str, float]: ...
+    def first_audio(self, text: str, voice: str) -> dict[str, float]: ...
+    def save(self, text: str, voice: str, path: str) -> dict[str, Any]: ...
 
 
 class Ptts:
-    """ptts's `TTS` streaming; a stream left early is closed (its workers stop)."""
+    """ptts's `TTS`, streaming; a stream left early is closed, which stops its workers."""
 
     def __init__(self, checkpoint: str, quant: str) -> None:
         import ptts  # only in this process: installed beside the venv, not in it
 
         self.tts = ptts.TTS(checkpoint, quant=quant, temperature=0.0, lang="none")
 
-    def chunks(self, text: str, voice: str) -> Iterator[np.ndarray]:
+    def run(self, text: str, voice: str) -> dict[str, float]:
+        started = time.monotonic()
+        first, samples = None, 0
         with self.tts.stream(text, voice=voice) as stream:
-            yield from stream
+            for chunk in stream:
+                first = time.monotonic() - started if first is None else first
+                samples += chunk.shape[-1]
+        assert first is not None, "no audio"
+        total = time.monotonic() - started
+        return {"ttfa": first, "total": total, "audio_seconds": samples / SAMPLE_RATE}
+
+    def first_audio(self, text: str, voice: str) -> dict[str, float]:
+        started = time.monotonic()
+        with self.tts.stream(text, voice=voice) as stream:
+            next(stream)
+            seconds = time.monotonic() - started
+        return {"seconds": seconds}  # leaving the block stopped the generation
+
+    def save(self, text: str, voice: str, path: str) -> dict[str, Any]:
+        audio = np.asarray(self.tts.synth(text, voice=voice), dtype=np.float32)
+        np.save(path, audio)
+        return {"samples": int(audio.shape[0])}
 
 
 class Library:
-    """pocket-tts with its defaults, as `bench.sides.Library` calls it."""
+    """pocket-tts with its defaults, timed by `bench.sides.Library` as in `script/bench`."""
 
     def __init__(self, config: str, voices: list[str]) -> None:
-        from .sides import Library as Called
+        from .sides import Library as Timed
 
-        self.library = Called(Path(config))
+        self.library = Timed(Path(config))
         self.prompts = {name: Path(path) for name, path in (v.split("=", 1) for v in voices)}
         for prompt in self.prompts.values():  # encoded before any timing, as ptts's are
             self.library.state(prompt)
 
-    def chunks(self, text: str, voice: str) -> Iterator[np.ndarray]:
+    def run(self, text: str, voice: str) -> dict[str, float]:
+        return dataclasses.asdict(self.library.run(text, self.prompts[voice]))
+
+    def first_audio(self, text: str, voice: str) -> dict[str, float]:
+        return {"seconds": self.library.first_audio(text, self.prompts[voice])}
+
+    def save(self, text: str, voice: str, path: str) -> dict[str, Any]:
         state = self.library.state(self.prompts[voice])
-        for chunk in self.library.model.generate_audio_stream(state, text):
-            yield chunk.numpy()
-
-
-def _run(side: Side, text: str, voice: str) -> dict[str, float]:
-    started = time.monotonic()
-    first, samples = None, 0
-    for chunk in side.chunks(text, voice):
-        first = time.monotonic() - started if first is None else first
-        samples += chunk.shape[-1]
-    assert first is not None, "no audio"
-    total = time.monotonic() - started
-    return {"ttfa": first, "total": total, "audio_seconds": samples / SAMPLE_RATE}
-
-
-def _first_audio(side: Side, text: str, voice: str) -> dict[str, float]:
-    started = time.monotonic()
-    chunks = side.chunks(text, voice)
-    next(chunks)
-    seconds = time.monotonic() - started
-    chunks.close()  # type: ignore[attr-defined]  # a generator: stops its stream
-    return {"seconds": seconds}
-
-
-def _save(side: Side, text: str, voice: str, path: str) -> dict[str, Any]:
-    chunks = [np.asarray(chunk, dtype=np.float32).reshape(-1) for chunk in side.chunks(text, voice)]
-    audio = np.concatenate(chunks)
-    np.save(path, audio)
-    return {"samples": int(audio.shape[0])}
-
-
-OPS: dict[str, Callable[..., dict[str, Any]]] = {
-    "run": _run,
-    "first_audio": _first_audio,
-    "save": _save,
-}
+        audio = self.library.model.generate_audio(state, text).numpy().astype(np.float32)
+        np.save(path, audio)
+        return {"samples": int(audio.shape[0])}
 
 
 def main(argv: list[str]) -> None:
@@ -104,8 +99,10 @@ def main(argv: list[str]) -> None:
     print("ready", flush=True)
     for line in sys.stdin:
         request = json.loads(line)
-        op = OPS[request.pop("op")]
-        print(json.dumps(op(side, **request)), flush=True)
+        op = request.pop("op")
+        if op not in OPS:
+            raise ValueError(f"unknown op {op!r}")
+        print(json.dumps(getattr(side, op)(**request)), flush=True)
 
 
 if __name__ == "__main__":

@@ -25,8 +25,10 @@ import contextlib
 import json
 import os
 import select
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -65,18 +67,29 @@ def install_command(target: Path) -> list[str]:
 
 
 def ensure_ptts(target: Path, timeout: float = 600.0) -> Path:
-    """`target` holding ptts PTTS_VERSION, installed there now if it is not; RuntimeError with
-    the command to run by hand when pip fails."""
+    """`target` holding ptts PTTS_VERSION, installed there now if it is not (into a folder
+    beside it, then renamed: concurrent installs leave one whole copy); RuntimeError naming the
+    command to run by hand when pip fails."""
     if (target / f"ptts-{PTTS_VERSION}.dist-info").is_dir():
         return target
-    command = install_command(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
     try:
-        subprocess.run(command, check=True, capture_output=True, text=True, timeout=timeout)
+        subprocess.run(
+            install_command(staging), check=True, capture_output=True, text=True, timeout=timeout
+        )
+        with contextlib.suppress(OSError):  # another process installed it meanwhile
+            staging.rename(target)
     except (subprocess.SubprocessError, OSError) as error:
         detail = getattr(error, "stderr", "") or error
         raise RuntimeError(
-            f"could not install ptts ({detail}); install it with: {' '.join(command)}"
+            f"could not install ptts ({detail}); install it with: "
+            f"{' '.join(install_command(target))}"
         ) from error
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    if not (target / f"ptts-{PTTS_VERSION}.dist-info").is_dir():
+        raise RuntimeError(f"{target} holds something else than ptts {PTTS_VERSION}: remove it")
     return target
 
 
@@ -93,8 +106,12 @@ class Worker:
             text=True,
         )  # fmt: skip
         started = time.monotonic()
-        if self._reply(timeout) != "ready":
-            raise RuntimeError(f"{args[0]} did not start; see {log}")
+        try:
+            if self._reply(timeout) != "ready":
+                raise RuntimeError(f"{args[0]} did not start: {self._last_error()}")
+        except RuntimeError:
+            self.stop()
+            raise
         self.startup = time.monotonic() - started
 
     def _reply(self, timeout: float) -> str:
@@ -102,8 +119,15 @@ class Worker:
         ready, _, _ = select.select([self.process.stdout], [], [], timeout)
         line = self.process.stdout.readline() if ready else ""
         if not line:
-            raise RuntimeError(f"no reply (exit {self.process.poll()}); see {self.log}")
+            raise RuntimeError(f"no reply (exit {self.process.poll()}): {self._last_error()}")
         return line.strip()
+
+    def _last_error(self) -> str:
+        """The last line of its log that names an error (Python's or ptts's), and the log."""
+        self._log.flush()
+        lines = self.log.read_text(errors="replace").splitlines()
+        named = [line.strip() for line in lines if "Error" in line and not line.startswith(" ")]
+        return f"{named[-1] if named else 'no error logged'} (log: {self.log})"
 
     def ask(self, timeout: float = 600, **request: Any) -> dict[str, Any]:
         assert self.process.stdin is not None
@@ -177,7 +201,9 @@ def onnx_server(base: list[str], data: Path, root: Path) -> Server:
     finally:
         first.stop()
     server = Server(args, root / "onnx.log")
-    wait_for_graphs(server, timeout=600)
+    if not server.chosen_quantization().startswith("onnx"):
+        server.stop()
+        raise RuntimeError(f"the server did not start on its cached graphs: see {root}/onnx.log")
     return server
 
 
