@@ -122,7 +122,8 @@ def test_ptts_speaks_pocket_tts_audio_from_its_layout(tmp_path: Path, ptts_dir: 
     to ptts's layout (`bench.ptts_layout`) give pocket-tts's own audio at temperature 0, as
     long, and after the first frame (Mimi's first frame starts from other caches) within 1e-4
     of its RMS (2e-6 measured). Shapes `lsd` (the default model's widths, one layer each): the
-    smallest that ptts 0.4.2 runs. ptts runs in `bench.peer_worker`, as in the bench."""
+    smallest that ptts 0.4.2 runs. ptts runs in `bench.peer_worker`, as in the bench, and
+    without torch."""
     import numpy as np
 
     from bench.peers import convert, ptts_worker
@@ -134,6 +135,8 @@ def test_ptts_speaks_pocket_tts_audio_from_its_layout(tmp_path: Path, ptts_dir: 
     worker = ptts_worker(checkpoint, "f32", ptts_dir, tmp_path / "ptts.log")
     try:
         worker.save(PEER_TEXT, "v1", tmp_path / "ptts.npy")
+        # The peer is measured as its users run it: without torch in its process.
+        assert "libtorch" not in Path(f"/proc/{worker.process.pid}/maps").read_text()
     finally:
         worker.stop()
     theirs = np.load(tmp_path / "ptts.npy")
