@@ -14,7 +14,8 @@ floor (`bench.profile_report`); `--tries` each speed-up tried for issue 28 (`ben
 `--pieces` one piece per sentence against pocket-tts's groups (`bench.pieces`); `--mimi-state`
 first audio with pocket-tts's NaN-filled Mimi caches and without (`bench.mimi_state`); `--onnx` the
 frame as ONNX Runtime graphs against the server's torch path (`bench.onnx_spike`); `--memory` the
-server's RSS per model and precision and what `--unload-after` gives back (`bench.memory`).
+server's RSS per model and precision and what `--unload-after` gives back (`bench.memory`);
+`--peers` the server beside pocket-tts and the Rust peer `ptts` in one run (`bench.peers`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ import importlib
 import json
 import logging
 import os
-import statistics
 import subprocess
 import tempfile
 import time
@@ -38,7 +38,10 @@ from testkit.model_factory import build_tiny_model, write_voice_wav
 from testkit.zygote import run_python
 
 from . import loudness
-from .sides import Library, Run, Server
+from .sides import Library, Server
+from .summary import median as _median
+from .summary import spread as _spread
+from .summary import summary as _summary
 from .text import text_speed
 
 TEXT = "The living room lights are on, and the front door is locked for the night."
@@ -58,32 +61,12 @@ SINGLE_MODEL: dict[str, tuple[str, int | None]] = {
     "profile": ("profile_report", 3),
     "tuning": ("tuning", None),
     "memory": ("memory", 3),
+    "peers": ("peers", 3),
 }
 """Each one-model bench by its flag: its module (`measure(size, runs, folder)` and `render`)
 and its default runs (None: the common default)."""
 LLM_GAP = 0.03
 """Seconds between streamed words: a local LLM at ~30 tokens per second."""
-
-
-def _median(values: list[float]) -> float:
-    return statistics.median(values)
-
-
-def _spread(name: str, values: list[float]) -> dict[str, float]:
-    return {
-        f"{name}_median": _median(values),
-        f"{name}_min": min(values),
-        f"{name}_max": max(values),
-    }
-
-
-def _summary(runs: list[Run]) -> dict[str, float]:
-    return {
-        **_spread("ttfa", [r.ttfa for r in runs]),
-        **_spread("rtf", [r.rtf for r in runs]),
-        "total_median": _median([r.total for r in runs]),
-        "audio_seconds": runs[0].audio_seconds,
-    }
 
 
 def library_vs_server(
@@ -287,6 +270,17 @@ def main() -> None:
         action="store_true",
         help="server RSS: one model fp32 and int8, two models, and --unload-after (bench.memory)",
     )
+    parser.add_argument(
+        "--peers",
+        action="store_true",
+        help="the server beside pocket-tts and the Rust peer ptts (q8_0, q4k) in one run",
+    )
+    parser.add_argument(
+        "--peers-dir",
+        type=Path,
+        default=None,
+        help="where ptts is (or gets) installed for --peers (default: .peers/ptts-VERSION)",
+    )
     parser.add_argument("--runs", type=int, default=None, help="runs per side (default 5, quick 2)")
     parser.add_argument("--json", type=Path, help="also write the raw figures here")
     parser.add_argument("--markdown", type=Path, help="also write the table here")
@@ -301,7 +295,8 @@ def main() -> None:
         module = importlib.import_module(f".{name}", __package__)
         with tempfile.TemporaryDirectory(prefix="pocket-bench-") as tmp:
             size = "tiny" if args.quick else args.model
-            results = module.measure(size, args.runs or default_runs or runs, Path(tmp))
+            extra = {"peers_dir": args.peers_dir} if bench == "peers" and args.peers_dir else {}
+            results = module.measure(size, args.runs or default_runs or runs, Path(tmp), **extra)
         results["bench_seconds"] = time.monotonic() - started
         table = module.render(results)
     elif args.table is not None:

@@ -23,7 +23,7 @@ from typing import Any
 
 from testkit.model_factory import build_tiny_model, write_voice_wav
 
-from .sides import Server
+from .sides import Server, status_mib
 
 TEXT = "The living room lights are on, and the front door is locked for the night."
 UNLOAD_AFTER_MINUTES = 0.05
@@ -100,13 +100,18 @@ def two_models(config: Path, prompts: list[Path], runs: int, root: Path) -> dict
     return figures
 
 
-def _peak_mib(pid: int) -> float | None:
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return None  # it ended
-    match = re.search(r"VmHWM:\s+(\d+)", status)
-    return int(match.group(1)) / 1024 if match else None
+def wait_for_graphs(server: Server, timeout: float = 1800.0) -> float:
+    """Wait until `server` runs on its ONNX Runtime graphs; the export child's peak RSS (MiB,
+    VmHWM read while it runs; 0 when the graphs were cached and no child ran)."""
+    deadline, peak, pid = time.monotonic() + timeout, 0.0, None
+    while "now runs on ONNX Runtime" not in server.process.log:
+        if "ONNX Runtime cannot run" in server.process.log or time.monotonic() > deadline:
+            raise RuntimeError(f"the export failed or timed out:\n{server.process.log}")
+        found = re.search(r"separate process \(pid (\d+)\)", server.process.log)
+        pid = int(found.group(1)) if found else pid
+        peak = max(peak, (status_mib(pid, "VmHWM") if pid else None) or 0.0)
+        time.sleep(0.5)
+    return peak
 
 
 def graphs(config: Path, prompt: Path, runs: int, root: Path) -> dict[str, Any]:
@@ -119,14 +124,7 @@ def graphs(config: Path, prompt: Path, runs: int, root: Path) -> dict[str, Any]:
             "--runtime", "onnx", "--data-dir", str(data),
         ]  # fmt: skip
         with _stopping(Server(args, root / f"onnx-{quantize}.log")) as server:
-            deadline, peak, pid = time.monotonic() + 1800, 0.0, None
-            while "now runs on ONNX Runtime" not in server.process.log:
-                if "ONNX Runtime cannot run" in server.process.log or time.monotonic() > deadline:
-                    raise RuntimeError(f"the export failed or timed out:\n{server.process.log}")
-                found = re.search(r"separate process \(pid (\d+)\)", server.process.log)
-                pid = int(found.group(1)) if found else pid
-                peak = max(peak, (_peak_mib(pid) if pid else None) or 0.0)
-                time.sleep(0.5)
+            peak = wait_for_graphs(server)
             for _ in range(runs):
                 server.run(TEXT, "v1")
             files = [path for path in (data / "graphs").rglob("*") if path.is_file()]

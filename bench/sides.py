@@ -131,8 +131,15 @@ class Server:
         return _timed(reply, started), marked
 
     def rss_mib(self) -> float:
-        status = Path(f"/proc/{self.process.process.pid}/status").read_text()
-        return int(re.search(r"VmRSS:\s+(\d+)", status).group(1)) / 1024  # type: ignore[union-attr]
+        rss = status_mib(self.process.process.pid, "VmRSS")
+        assert rss is not None, "the server ended"
+        return rss
+
+    def peak_mib(self) -> float:
+        """The server process's peak resident memory (VmHWM) so far."""
+        peak = status_mib(self.process.process.pid, "VmHWM")
+        assert peak is not None, "the server ended"
+        return peak
 
     def chosen_quantization(self) -> str:
         """What `--quantize auto` chose, from the start-up log: "int8 x1", "fp32 x2"... or "?"."""
@@ -144,6 +151,16 @@ class Server:
 
     def stop(self) -> None:
         self.process.stop()
+
+
+def status_mib(pid: int, field: str) -> float | None:
+    """A memory figure of /proc/PID/status (`VmRSS`, `VmHWM`...) in MiB; None once it ended."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    match = re.search(rf"{field}:\s+(\d+)", status)
+    return int(match.group(1)) / 1024 if match else None
 
 
 def _timed(reply: Reply, started: float) -> Run:

@@ -95,3 +95,66 @@ def test_bench_model_shapes_are_the_packaged_configs() -> None:
     assert shape_config("english_7m_2026-10") == "english_7m_2026-10"
     with pytest.raises(ValueError, match="english_9000m"):
         shape_config("english_9000m")
+
+
+PTTS_INSTALL_TIMEOUT = 300
+"""pip's bound for installing ptts (a 19 MB wheel and numpy) beside the venv, once per run."""
+PEER_TEXT = "The kitchen lights are on, and the front door is locked."
+FRAME = 1920
+"""Samples per 80 ms frame at 24 kHz."""
+
+
+@pytest.fixture(scope="module")
+def ptts_dir(shared_model_cache: Path) -> Path:
+    """ptts installed beside the venv, in the run's model cache (shared by the xdist workers);
+    the tests that need it are skipped where pip cannot reach the package registry."""
+    from bench.peers import PTTS_VERSION, ensure_ptts
+
+    try:
+        return ensure_ptts(shared_model_cache / f"ptts-{PTTS_VERSION}", PTTS_INSTALL_TIMEOUT)
+    except RuntimeError as error:
+        pytest.skip(f"ptts is not installable here: {error}")
+
+
+@pytest.mark.timeout(PTTS_INSTALL_TIMEOUT + 240)
+def test_ptts_speaks_pocket_tts_audio_from_its_layout(tmp_path: Path, ptts_dir: Path) -> None:
+    """`script/bench --peers`' ptts sides run the bench's model: the random weights converted
+    to ptts's layout (`bench.ptts_layout`) give pocket-tts's own audio at temperature 0, as
+    long, and after the first frame (Mimi's first frame starts from other caches) within 1e-4
+    of its RMS (2e-6 measured). Shapes `lsd` (the default model's widths, one layer each): the
+    smallest that ptts 0.4.2 runs. ptts runs in `bench.peer_worker`, as in the bench, and
+    without torch."""
+    import numpy as np
+
+    from bench.peers import convert, ptts_worker
+    from testkit.model_factory import build_tiny_model, write_voice_wav
+
+    model = build_tiny_model(tmp_path / "model", size="lsd", eos=False, link=True)
+    prompt = write_voice_wav(tmp_path / "v1.wav", 2.0, seed=1)
+    checkpoint = convert(model.config_path, tmp_path / "ptts", {"v1": prompt})
+    worker = ptts_worker(checkpoint, "f32", ptts_dir, tmp_path / "ptts.log")
+    try:
+        worker.save(PEER_TEXT, "v1", tmp_path / "ptts.npy")
+        # The peer is measured as its users run it: without torch in its process.
+        assert "libtorch" not in Path(f"/proc/{worker.process.pid}/maps").read_text()
+    finally:
+        worker.stop()
+    theirs = np.load(tmp_path / "ptts.npy")
+    pocket = model.load()
+    ours = pocket.generate_audio(pocket.get_state_for_audio_prompt(prompt), PEER_TEXT).numpy()
+    assert theirs.shape == ours.shape
+    rms = float(np.sqrt(np.mean(ours[FRAME:] ** 2)))
+    error = float(np.sqrt(np.mean((theirs[FRAME:] - ours[FRAME:]) ** 2)))
+    assert rms > 0.0 and error < 1e-4 * rms, (error / rms, rms)
+
+
+def test_ptts_layout_refuses_shapes_ptts_cannot_run() -> None:
+    """The small 2026-10 models (low-rank table, narrow attention, their own decoder) have no
+    place in ptts 0.4.2's config: the conversion says which parts, it does not write a model
+    that would speak something else."""
+    from bench.ptts_layout import ptts_config
+    from testkit.model_factory import packaged_config
+
+    with pytest.raises(ValueError, match=r"low-rank lookup table.*attention width"):
+        ptts_config(packaged_config("english_2m_2026-10"), 0.0)
+    assert ptts_config(packaged_config("english"), 0.0)["mimi"]["dimension"] == 512
