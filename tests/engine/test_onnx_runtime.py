@@ -253,8 +253,8 @@ def test_int8_graphs_change_the_audio_less_than_torch_int8_does(
     endless_model: TinyModel, exported: Path, settings: ModelSettings
 ) -> None:
     """The int8 graphs' audio (the graphs' own loop) against torch fp32 is within `INT8_SHARE`
-    of torch's own int8 change (a reference computed on this host), and not torch's fp32 audio
-    (they are int8)."""
+    of torch's own int8 change (a reference computed on this host), and farther from torch's
+    fp32 audio than fp32 graphs are (`FP32_TOLERANCE`): they are int8."""
     reference = endless_model.load()
     expected = speak(reference, empty_voice(reference))
     graphs = lean(exported, settings, True)
@@ -262,7 +262,7 @@ def test_int8_graphs_change_the_audio_less_than_torch_int8_does(
     torch_int8 = endless_model.load(quantize=True)
     assert quantize_mimi_decoder(torch_int8)
     own_change = relative(speak(torch_int8, empty_voice(torch_int8)), expected)
-    assert 0 < difference < INT8_SHARE * own_change, (difference, own_change)
+    assert FP32_TOLERANCE < difference < INT8_SHARE * own_change, (difference, own_change)
 
 
 def test_the_cache_is_used_and_a_version_change_exports_again(
@@ -311,14 +311,14 @@ def test_a_graph_that_does_not_load_leaves_torch_and_is_not_tried_again(
     data = tmp_path / "data"
     shutil.copytree(exported, data)
     folder = runtime.graph_folder(data, settings)
-    good = (folder / "mimi.onnx").read_bytes()
     (folder / "mimi.onnx").write_bytes(b"not a graph")
     with caplog.at_level(logging.WARNING):
         assert runtime.lean_model(settings, folder, False, 1) is None
     assert [r.getMessage()[: len(FALLBACK)] for r in caplog.records] == [FALLBACK]
     assert (folder / runtime.FAILED).is_file()
     caplog.clear()
-    (folder / "mimi.onnx").write_bytes(good)  # not read again: the failure is remembered
+    shutil.copytree(runtime.graph_folder(exported, settings), folder, dirs_exist_ok=True)
+    assert (folder / runtime.FAILED).is_file()  # good graphs back, the failure still remembered
     with caplog.at_level(logging.WARNING):
         assert runtime.lean_model(settings, folder, False, 1) is None
     assert len(caplog.records) == 1 and "--retry-graphs" in caplog.records[0].getMessage()
