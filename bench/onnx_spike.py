@@ -8,14 +8,15 @@ The sides, all from one random-weight model (pocket-tts's layer shapes):
 - `torchao int8`: the same with torchao's `quantize_` (int8 dynamic activations and weights) on
   the same layers, if torchao imports (it is not installed with the server: pocket-tts would
   then take it for `quantize=True` itself);
-- `onnx fp32`, `onnx int8`: the server's `--runtime onnx` model (`engine.onnx.model`): the
-  flow LM's step and Mimi's step as graphs (`engine.graphs`) in pocket-tts's own generation
-  (its two threads), the text prompt in torch.
+- `onnx fp32`, `onnx int8`: the server's `--runtime onnx` model on cached graphs
+  (`engine.onnx.lean.LeanModel`): the graphs' own generation loop (`engine.onnx.loop`, its two
+  threads), numpy and ONNX Runtime only.
 Each at 1 and 2 threads (torch's intra-op threads, or each ONNX session's). Per configuration:
-the LM step and the Mimi step timed alone (median), the whole frame (steady interval between
-chunks as the caller receives them, both stages running), the process's CPU per frame, first
-audio (a short sentence, to its first chunk), and the audio against torch fp32: the same
-latents decoded (max abs, relative RMS) and the LM's next latent from the same inputs.
+the LM step and the Mimi step timed alone (median), the whole frame (a frame's audio over the
+real-time factor after the first chunk, both stages running), the process's CPU per frame, and
+first audio (a short sentence, to its first chunk), each side served as the server times its
+choices (`engine.tuning.timing.serve`); and the audio against torch fp32: the same latents
+decoded (max abs, relative RMS) and the LM's next latent from the same inputs.
 """
 
 from __future__ import annotations
@@ -23,31 +24,35 @@ from __future__ import annotations
 import copy
 import os
 import statistics
-import threading
 import time
 from collections.abc import Callable
 from importlib.util import find_spec
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import torch
 from pocket_tts.modules.stateful_module import increment_steps, init_states
 
 from testkit.model_factory import build_tiny_model
-from wyoming_pocket_tts.audio.pcm import to_pcm16
 from wyoming_pocket_tts.engine.model.equivalents import use_equivalents
 from wyoming_pocket_tts.engine.onnx.attention import use_exportable_attention
-from wyoming_pocket_tts.engine.onnx.model import use_graphs
-from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT, SHORT_TEXT, interleaved
+from wyoming_pocket_tts.engine.onnx.lean import LeanModel
+from wyoming_pocket_tts.engine.onnx.voice_arrays import lm_caches
+from wyoming_pocket_tts.engine.tuning.timing import (
+    LONG_TEXT,
+    SAMPLES_PER_FRAME,
+    SHORT_TEXT,
+    interleaved,
+    serve,
+)
 from wyoming_pocket_tts.host import set_torch_threads
+from wyoming_pocket_tts.settings import ModelSettings
 
-from .frame_profile import generate, steady_frame_time
 from .onnx_report import THREADS, render
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
-
-    from wyoming_pocket_tts.engine.onnx.graphs import Graphs
 
 INSTALL = ".venv/bin/pip install -e ."
 """How to get onnxruntime, onnx and onnxscript: dependencies of the server."""
@@ -95,13 +100,10 @@ def torchao_copy(model: TTSModel) -> tuple[TTSModel | None, str]:
 
 
 class TorchSide:
-    """A model served through pocket-tts's own generation: torch's, or the graphs' (`onnx_side`)."""
+    """A torch model, served through pocket-tts's own generation."""
 
     def __init__(self, model: TTSModel) -> None:
         self.model = model
-
-    def serve(self, text: str, frames: int) -> list[tuple[float, int]]:
-        return generate(self.model, frames) if text == LONG_TEXT else _first(self.model)
 
     def lm_step(self) -> Callable[[], None]:
         model = self.model
@@ -129,21 +131,77 @@ class TorchSide:
 
         return step
 
+    def outputs(self, inputs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return torch_outputs(self.model, inputs)
 
-def _first(model: TTSModel) -> list[tuple[float, int]]:
-    """pocket-tts's generation of `SHORT_TEXT` to its first chunk (then stopped)."""
-    from wyoming_pocket_tts.engine.tuning.timing import empty_voice
 
-    stop = threading.Event()
-    stream = model.generate_audio_stream(empty_voice(model), SHORT_TEXT, stop=stop)
-    try:
-        audio = next(stream)
-        to_pcm16(audio, None)
-        return [(time.perf_counter(), audio.shape[-1])]
-    finally:
-        stop.set()
-        for _ in stream:
-            pass
+class LeanSide:
+    """The server's `--runtime onnx` model on cached graphs (`LeanModel`): the graphs' own loop."""
+
+    def __init__(self, model: LeanModel) -> None:
+        self.model = model
+
+    def _noise(self) -> np.ndarray:
+        """One LM call's noise, drawn as the loop draws it (none at the test models' 0)."""
+        model = self.model
+        settings = model.settings
+        return model.noise((1, model.lm.ldim), settings.temperature, settings.noise_clamp)
+
+    def _prompted(self) -> tuple[list[np.ndarray], int]:
+        """Fresh LM caches after `LONG_TEXT`'s prompt (no voice), and their offset."""
+        model = self.model
+        caches = lm_caches(model.empty_state(), model.graphs.lm_names, model.lm.slots)
+        tokens = model.tokenizer.encode(LONG_TEXT)
+        prompt = np.asarray(model.table[tokens], np.float32)[None]
+        model.lm.run(caches, 0, prompt, self._noise())
+        return caches, len(tokens)
+
+    def lm_step(self) -> Callable[[], None]:
+        model = self.model
+        caches, offset = self._prompted()
+        latent = np.full((1, 1, model.lm.ldim), np.nan, np.float32)
+        steps = [offset]
+
+        def step() -> None:
+            embedding = model.frame.embed(latent)
+            model.lm.run(caches, steps[0], embedding, self._noise())
+            steps[0] += 1
+
+        return step
+
+    def mimi_step(self, latent: torch.Tensor) -> Callable[[], None]:
+        model = self.model
+        state = model.mimi.new_state()
+        scaled = self._scaled(latent.numpy())
+
+        def step() -> None:
+            model.mimi.decode(state, scaled)
+
+        return step
+
+    def _scaled(self, latent: np.ndarray) -> np.ndarray:
+        settings = self.model.settings
+        scale = np.asarray(settings.emb_std, np.float32)
+        return np.asarray(latent * scale + np.asarray(settings.emb_mean, np.float32), np.float32)
+
+    def outputs(self, inputs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """`torch_outputs` on the graphs: the LM's outputs for the given inputs, and Mimi's
+        audio of the reference's."""
+        model = self.model
+        caches, offset = self._prompted()
+        given = inputs.numpy()
+        mimi = model.mimi.new_state()
+        latents, audio = [], []
+        for frame in range(CHECK_FRAMES):
+            latent = given[:, frame : frame + 1]
+            embedding = model.frame.embed(np.ascontiguousarray(latent))
+            latents.append(model.lm.run(caches, offset + frame, embedding, self._noise())[0])
+            if frame:  # the reference's output of the frame before
+                audio.append(model.mimi.decode(mimi, self._scaled(latent)))
+        return torch.from_numpy(np.concatenate(latents, 1)), torch.from_numpy(np.concatenate(audio))
+
+
+Side = TorchSide | LeanSide
 
 
 def _median_call(step: Callable[[], None], count: int) -> float:
@@ -156,26 +214,15 @@ def _median_call(step: Callable[[], None], count: int) -> float:
     return statistics.median(times)
 
 
-def onnx_side(model: TTSModel, graphs: Graphs, int8: bool, threads: int) -> TorchSide:
-    """The server's `--runtime onnx` model (`onnx.cache`: the graphs, then the equivalents), from
-    a copy of the fp32 model."""
-    graph = copy.deepcopy(model)
-    use_graphs(graph, graphs, int8, threads)
-    use_equivalents(graph)
-    return TorchSide(graph)
-
-
-def time_side(side: TorchSide, latent: torch.Tensor) -> dict[str, float]:
+def time_side(side: Side, latent: torch.Tensor) -> dict[str, float]:
     """One round of one configuration: every figure in seconds."""
-    started = time.perf_counter()
-    first = side.serve(SHORT_TEXT, 1)
-    first_audio = first[0][0] - started
+    first_audio, _ = serve(side.model, SHORT_TEXT, 1)
     cpu = time.process_time()
-    arrivals = side.serve(LONG_TEXT, FRAMES)
+    _, rtf = serve(side.model, LONG_TEXT, FRAMES)
     cpu_per_frame = (time.process_time() - cpu) / FRAMES
     return {
         "first_audio": first_audio,
-        "frame": steady_frame_time(arrivals),
+        "frame": SAMPLES_PER_FRAME / side.model.sample_rate / rtf,
         "cpu_per_frame": cpu_per_frame,
         "lm_step": _median_call(side.lm_step(), STEP_FRAMES),
         "mimi_step": _median_call(side.mimi_step(latent), STEP_FRAMES),
@@ -262,24 +309,25 @@ def measure(size: str, runs: int, root: Path) -> dict[str, Any]:
     ao, ao_note = torchao_copy(fp32)
     if ao is not None:
         torch_models["torchao int8"] = ao
-    sides: dict[tuple[str, int], TorchSide] = {}
+    settings = ModelSettings(model=None, config=str(files.config_path), runtime="onnx")
+    sides: dict[tuple[str, int], Side] = {}
     for threads in THREADS:
         for name, model in torch_models.items():
             sides[name, threads] = TorchSide(model)
         for int8 in (False, True):
             name = f"onnx {'int8' if int8 else 'fp32'}"
-            sides[name, threads] = onnx_side(fp32, graphs, int8, threads)
+            sides[name, threads] = LeanSide(LeanModel(graphs.folder, settings, int8, threads))
     inputs, outputs = reference_latents(fp32)
     expected = torch_outputs(fp32, inputs)
     audio: dict[str, dict[str, float]] = {}
     set_torch_threads(1)
     for (name, threads), side in sides.items():
         if threads == 1:
-            audio[name] = differences(torch_outputs(side.model, inputs), expected)
+            audio[name] = differences(side.outputs(inputs), expected)
     latent = outputs[:, :1]
     for (_, threads), side in sides.items():  # first-call costs, kept out
         set_torch_threads(threads)
-        side.serve(SHORT_TEXT, 1)
+        serve(side.model, SHORT_TEXT, 1)
     rounds: dict[str, list[dict[str, float]]] = {label(*key): [] for key in sides}
     loads = [os.getloadavg()[0]]
     keys = list(sides)

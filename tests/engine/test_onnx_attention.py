@@ -10,24 +10,22 @@ noise, not the cache's. Runs without onnxruntime (the graphs: tests/engine/test_
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 
 import pytest
 import torch
 from pocket_tts import TTSModel
 from pocket_tts.modules.stateful_module import increment_steps, init_states
 
-from testkit.model_factory import TinyModel, build_tiny_model, write_voice_wav
+from testkit.model_factory import TinyModel, build_tiny_model
 from wyoming_pocket_tts.engine.model.int8 import quantize_mimi_decoder
 from wyoming_pocket_tts.engine.onnx.attention import (
     CacheFull,
     ExportableAttention,
-    from_pocket_state,
     use_exportable_attention,
 )
 from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT
 
-from .test_int8 import relative_difference, speak
+from .test_int8 import relative_difference
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -170,16 +168,3 @@ def test_a_full_fixed_cache_says_so(slim: TinyModel) -> None:
     latent = torch.zeros(1, 2, exportable.flow_lm.ldim)
     with torch.no_grad(), pytest.raises(CacheFull, match="holds 1000 steps, step 1000 asked"):
         exportable._run_flow_lm_and_increment_step(state, backbone_input_latents=latent)
-
-
-def test_a_voice_state_of_pocket_tts_converts(slim: TinyModel, tmp_path: Path) -> None:
-    reference, exportable = reference_and_exportable(slim, False)
-    prompt = write_voice_wav(tmp_path / "voice.wav", 2.0, seed=3)
-    voice = reference.get_state_for_audio_prompt(prompt)
-    converted = from_pocket_state(exportable, voice)
-    assert all("cache" not in module for module in converted.values())
-    expected, got = speak(reference, voice), speak(exportable, converted)
-    assert relative_difference(got, expected) < FP32_TOLERANCE
-    # Made by the exportable model itself, the same voice state gives the same audio.
-    assert relative_difference(speak(exportable, exportable.get_state_for_audio_prompt(prompt)),
-                               expected) < FP32_TOLERANCE  # fmt: skip

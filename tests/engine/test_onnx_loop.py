@@ -31,10 +31,8 @@ from pocket_tts.modules.text_conditioner import JsonTokenizer
 
 from testkit.model_factory import SAMPLES_PER_FRAME, TinyModel, cached_tokenizer, expected_frames
 from wyoming_pocket_tts.engine.onnx import cache as runtime
-from wyoming_pocket_tts.engine.onnx.attention import from_pocket_state, use_exportable_attention
 from wyoming_pocket_tts.engine.onnx.graphs import Graphs
 from wyoming_pocket_tts.engine.onnx.loop import GraphSpeech, numpy_noise
-from wyoming_pocket_tts.engine.onnx.model import use_graphs
 from wyoming_pocket_tts.engine.onnx.text_prompt import Tokenizer, split_into_best_sentences
 from wyoming_pocket_tts.engine.onnx.voice_arrays import CacheFull, read_state, write_state
 from wyoming_pocket_tts.engine.speech import generation, samples
@@ -50,12 +48,8 @@ FP32_TOLERANCE = 1e-5
 """Largest RMS difference of the loop's audio (fp32 graphs) from pocket-tts's, relative to
 pocket-tts's RMS. Measured: 6.3e-7 (the graphs' sums in another order, as the graph runtime's)."""
 INT8_TOLERANCE = 0.03
-"""The same for int8 graphs against pocket-tts fp32 (test_onnx_runtime's bound). Measured here:
-1.3e-4 with a voice prompt and noise (the graph runtime measured 9.7e-3 with no voice, at 0)."""
-SAME_GRAPHS = 1e-5
-"""The loop against pocket-tts's modules running the same (int8) graphs (`use_graphs`): the same
-orchestration; only the frame's input runs in torch there, in the frame graph here. Measured:
-6.0e-7."""
+"""The same for int8 graphs against pocket-tts fp32. Measured here: 1.3e-4 with a voice prompt
+and noise (test_onnx_runtime bounds int8 by torch's own int8 change on this host instead)."""
 TEXTS = [
     "Turn on the lights.",
     "it is 3.5 degrees; the window's open",
@@ -156,11 +150,7 @@ def test_the_loop_speaks_as_pocket_tts(
     state = model.voice_state(voice_file)
     got = speak(model, state)
     assert relative(got, expected) < tolerance
-    if int8:  # the same graphs in pocket-tts's own loop: the same audio
-        use_graphs(reference, Graphs.read(graphs), True, 1)
-        converted = from_pocket_state(reference, reference.get_state_for_audio_prompt(voice_file))
-        assert relative(got, speak(reference, converted)) < SAME_GRAPHS
-    else:
+    if not int8:
         assert relative(got, expected) < FP32_TOLERANCE / 10
     model.noise = numpy_noise(np.random.default_rng(7))  # and the noise matters: its own draw
     assert relative(speak(model, state), expected) > 0.1
@@ -169,8 +159,8 @@ def test_the_loop_speaks_as_pocket_tts(
 def test_a_voice_state_from_the_torch_runtime_in_memory_speaks_alike(
     endless_model: TinyModel, graphs: Path, voices: dict[str, Path]
 ) -> None:
-    """A state as pocket-tts holds it in memory (torch tensors, either layout) serves the loop,
-    and is left as it was."""
+    """A state as pocket-tts holds it in memory (torch tensors) serves the loop, and is left as
+    it was."""
     reference = pocket(endless_model)
     state = reference.get_state_for_audio_prompt(voices["a"])
     before = {name: {k: v.clone() for k, v in entry.items()} for name, entry in state.items()}
@@ -181,8 +171,6 @@ def test_a_voice_state_from_the_torch_runtime_in_memory_speaks_alike(
         for key, tensor in entry.items():
             assert torch.equal(tensor, before[name][key]), (name, key)
     assert np.array_equal(speak(model, state, frames=8), first)
-    use_exportable_attention(reference)  # the layout the graph runtime holds states in
-    assert np.array_equal(speak(model, from_pocket_state(reference, state), frames=8), first)
 
 
 @pytest.mark.parametrize("text", [TEXTS[0], TEXTS[2], TEXTS[3]])

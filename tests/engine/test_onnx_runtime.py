@@ -1,19 +1,20 @@
-"""`--runtime onnx` (`engine.runtime`, `onnx.model`, `onnx.sessions`): each frame as ONNX graphs.
+"""`--runtime onnx` (`onnx.cache`, `onnx.background`, `onnx.lean`): serving on ONNX graphs.
 
 The module's one export of the endless model (slim, no EOS) is a server's first start
 (`first_start`): its export child writes the graphs while a client's requests are served. Those
 graphs, with int8 ones quantised from them, are copied into a data folder (`exported`) that the
 in-process tests read, and servers are started on copies of that folder, so they find the
-graphs cached and load them in a fraction of a second. The same text and voice, at temperature
-0, give the same audio on either runtime within `FP32_TOLERANCE` (fp32 graphs) or
-`INT8_SHARE` of torch's own int8 change (int8 graphs).
+graphs cached and load them in a fraction of a second (`onnx.lean.LeanModel`: the graphs' own
+loop). The same text and voice, at temperature 0, give the same audio on either runtime within
+`PCM_TOLERANCE` (fp32 graphs, through servers) or `INT8_SHARE` of torch's own int8 change
+(int8 graphs). The fp32 loop against pocket-tts, its noise and its voice states are
+tests/engine/test_onnx_loop.py's.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import copy
 import logging
 import os
 import shutil
@@ -26,12 +27,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pytest
-import torch
-from pocket_tts import TTSModel
 
 from testkit.model_factory import TinyModel, expected_frames
 from testkit.support import (
@@ -49,16 +48,16 @@ from wyoming_pocket_tts.engine.model.int8 import quantize_mimi_decoder
 from wyoming_pocket_tts.engine.onnx import background as graph_export
 from wyoming_pocket_tts.engine.onnx import cache as runtime
 from wyoming_pocket_tts.engine.onnx import child as export_process
-from wyoming_pocket_tts.engine.onnx.attention import from_pocket_state, to_pocket_state
-from wyoming_pocket_tts.engine.onnx.graphs import Graphs
 from wyoming_pocket_tts.engine.onnx.lean import LeanModel
-from wyoming_pocket_tts.engine.onnx.model import GraphFlowLM, use_graphs
 from wyoming_pocket_tts.engine.onnx.runners import LMRunner
-from wyoming_pocket_tts.engine.onnx.sessions import LMGraph
+from wyoming_pocket_tts.engine.speech import samples
 from wyoming_pocket_tts.engine.tuning import comparison
 from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT, Speed, empty_voice
 from wyoming_pocket_tts.http.studio import StudioSettings
 from wyoming_pocket_tts.settings import ModelSettings
+
+if TYPE_CHECKING:
+    from wyoming_pocket_tts.engine.speech import Model
 
 pytestmark = [pytest.mark.usefixtures("one_torch_thread"), pytest.mark.timeout(480)]
 """The first test pays the module's export (`first_start`): 35 s here with other runs beside."""
@@ -208,18 +207,16 @@ def exported(
 
 @contextmanager
 def counted_frames(patch: pytest.MonkeyPatch) -> Iterator[list[float]]:
-    """When each run of the LM graph began, in this process: a frame or a prompt, by torch
-    running the graphs (`LMGraph.step`, a first start's) or by their own loop (`LMRunner.run`,
-    a start on cached graphs)."""
+    """When each run of the LM graph began, in this process: a frame or a prompt, by the
+    graphs' own loop (`LMRunner.run`)."""
     began: list[float] = []
-    for owner, name in ((LMGraph, "step"), (LMRunner, "run")):
-        original = getattr(owner, name)
+    original = LMRunner.run
 
-        def counted(self: object, *args: object, original: Any = original) -> object:
-            began.append(time.monotonic())
-            return original(self, *args)
+    def counted(self: LMRunner, *args: Any) -> Any:
+        began.append(time.monotonic())
+        return original(self, *args)
 
-        patch.setattr(owner, name, counted)
+    patch.setattr(LMRunner, "run", counted)
     yield began
 
 
@@ -230,85 +227,42 @@ def frames(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[float]]:
         yield began
 
 
-def graph_model(endless_model: TinyModel, exported: Path, settings: ModelSettings, int8: bool):
-    model = endless_model.load()
-    use_graphs(model, Graphs.read(runtime.graph_folder(exported, settings)), int8, 1)
-    return model
+def lean(exported: Path, settings: ModelSettings, int8: bool) -> LeanModel:
+    """The model as a start on `exported`'s cached graphs serves with."""
+    return LeanModel(runtime.graph_folder(exported, settings), settings, int8, 1)
 
 
-def speak(model: TTSModel, state: dict, frames: int = FRAMES) -> torch.Tensor:
-    """pocket-tts's own streamed generation of `LONG_TEXT`, stopped after `frames` frames."""
+def speak(model: Model, state: dict, frames: int = FRAMES) -> np.ndarray:
+    """`model`'s own streamed generation of `LONG_TEXT`, stopped after `frames` frames."""
     stop = threading.Event()
-    audio: list[torch.Tensor] = []
+    audio: list[np.ndarray] = []
     for chunk in model.generate_audio_stream(state, LONG_TEXT, stop=stop):
-        audio.append(chunk)
-        if sum(a.shape[-1] for a in audio) >= frames * 1920:
+        audio.append(samples(chunk))
+        if sum(a.size for a in audio) >= frames * 1920:
             stop.set()
-    return torch.cat(audio)[: frames * 1920]
+    return np.concatenate(audio)[: frames * 1920]
 
 
-def relative(got: torch.Tensor, expected: torch.Tensor) -> float:
+def relative(got: np.ndarray, expected: np.ndarray) -> float:
     assert got.shape == expected.shape
-    return float((got - expected).pow(2).mean().sqrt() / expected.pow(2).mean().sqrt())
+    got, expected = got.astype(np.float64), expected.astype(np.float64)
+    return float(np.sqrt(np.mean((got - expected) ** 2)) / np.sqrt(np.mean(expected**2)))
 
 
-@pytest.mark.parametrize("int8", [False, True], ids=["fp32", "int8"])
-def test_graphs_speak_as_torch_does(
-    endless_model: TinyModel, exported: Path, settings: ModelSettings, int8: bool
+def test_int8_graphs_change_the_audio_less_than_torch_int8_does(
+    endless_model: TinyModel, exported: Path, settings: ModelSettings
 ) -> None:
-    """The graphs' audio is torch's within `FP32_TOLERANCE` (fp32, derived) or `INT8_SHARE`
-    of torch's own int8 change (int8, a reference computed on this host), with torch's copies
-    of the weights they run released (empty: nothing falls back on them unseen)."""
+    """The int8 graphs' audio (the graphs' own loop) against torch fp32 is within `INT8_SHARE`
+    of torch's own int8 change (a reference computed on this host), and farther from torch's
+    fp32 audio than fp32 graphs are (`FP32_TOLERANCE`): they are int8."""
     reference = endless_model.load()
-    graphs = graph_model(endless_model, exported, settings, int8)
-    assert isinstance(graphs.flow_lm, GraphFlowLM) and not isinstance(
-        reference.flow_lm, GraphFlowLM
-    )
-    held = [graphs.flow_lm.transformer, graphs.flow_lm.flow_net, graphs.mimi.decoder]
-    assert sum(p.numel() for module in held for p in module.parameters()) == 0
-    assert sum(p.numel() for p in graphs.mimi.encoder.parameters()) > 0  # voices: torch
     expected = speak(reference, empty_voice(reference))
+    graphs = lean(exported, settings, True)
     difference = relative(speak(graphs, empty_voice(graphs)), expected)
-    if not int8:  # not merely close: the graphs compute what torch computes, every frame
-        assert difference < FP32_TOLERANCE / 10
-        return
     torch_int8 = endless_model.load(quantize=True)
     assert quantize_mimi_decoder(torch_int8)
     own_change = relative(speak(torch_int8, empty_voice(torch_int8)), expected)
-    assert 0 < difference < INT8_SHARE * own_change, (difference, own_change)
-
-
-def test_the_graphs_sample_pocket_tts_noise(
-    endless_model: TinyModel, exported: Path, settings: ModelSettings
-) -> None:
-    """At a temperature above 0 (the test models' is 0), the same seed gives the same audio:
-    the LM graph's noise is drawn as pocket-tts draws it, from the same generator."""
-    reference = endless_model.load()
-    graphs = graph_model(endless_model, exported, settings, False)
-    audio = []
-    for model in (reference, graphs):
-        model.temp = 0.7
-        torch.manual_seed(41)
-        audio.append(speak(model, empty_voice(model)))
-    assert relative(audio[1], audio[0]) < FP32_TOLERANCE
-    torch.manual_seed(42)  # and the noise matters: another seed, other audio
-    assert relative(speak(graphs, empty_voice(graphs)), audio[0]) > 0.1
-
-
-def test_a_voice_state_in_pocket_tts_layout_speaks_as_on_torch(
-    endless_model: TinyModel, exported: Path, settings: ModelSettings, voices: dict[str, Path]
-) -> None:
-    """A saved or built-in state (pocket-tts's layout) is converted (`from_pocket_state`);
-    saving converts it back (`to_pocket_state`) to the same tensors."""
-    reference = endless_model.load()
-    state = reference.get_state_for_audio_prompt(voices["a"])
-    graphs = graph_model(endless_model, exported, settings, False)
-    converted = from_pocket_state(graphs, copy.deepcopy(state))
-    assert relative(speak(graphs, converted), speak(reference, state)) < FP32_TOLERANCE
-    back = to_pocket_state(graphs, converted)
-    for name, module in state.items():
-        for key, tensor in module.items():
-            assert torch.equal(back[name][key], tensor), (name, key)
+    assert FP32_TOLERANCE < difference < INT8_SHARE * own_change, (difference, own_change)
 
 
 def test_the_cache_is_used_and_a_version_change_exports_again(
@@ -319,11 +273,13 @@ def test_the_cache_is_used_and_a_version_change_exports_again(
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
 ) -> None:
-    model = endless_model.load()
-    with caplog.at_level(logging.INFO, logger=runtime.__name__):
-        assert runtime.onnx_or_torch(model, settings, exported, False, 1) == "onnx fp32"
-    assert "Export" not in caplog.text and isinstance(model.flow_lm, GraphFlowLM)
+    """The cached graphs load as they are (no export); every version they depend on, and the
+    model, is in the folder's key; the precision and threads are not."""
     folder = runtime.graph_folder(exported, settings)
+    with caplog.at_level(logging.INFO, logger=runtime.__name__):
+        model = runtime.lean_model(settings, folder, False, 1)
+    assert isinstance(model, LeanModel) and model.model_settings == settings
+    assert "Export" not in caplog.text and not caplog.records
     original = runtime.installed_version
     for package in ("pocket-tts", "torch", "onnx", "onnxruntime"):
 
@@ -344,27 +300,29 @@ def test_the_cache_is_used_and_a_version_change_exports_again(
 
 
 def test_a_graph_that_does_not_load_leaves_torch_and_is_not_tried_again(
-    endless_model: TinyModel,
     exported: Path,
     settings: ModelSettings,
     tmp_path: Path,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
+    """A cached graph that does not load: None (torch serves), one warning line, and the
+    failure is remembered, so the next start does not try them again, even once the graphs
+    are good, until `--retry-graphs`."""
     data = tmp_path / "data"
     shutil.copytree(exported, data)
     folder = runtime.graph_folder(data, settings)
     (folder / "mimi.onnx").write_bytes(b"not a graph")
-    model = endless_model.load()
     with caplog.at_level(logging.WARNING):
-        assert runtime.onnx_or_torch(model, settings, data, False, 1) is None
+        assert runtime.lean_model(settings, folder, False, 1) is None
     assert [r.getMessage()[: len(FALLBACK)] for r in caplog.records] == [FALLBACK]
-    assert not isinstance(model.flow_lm, GraphFlowLM) and (folder / runtime.FAILED).is_file()
+    assert (folder / runtime.FAILED).is_file()
     caplog.clear()
-    started = time.monotonic()
+    shutil.copytree(runtime.graph_folder(exported, settings), folder, dirs_exist_ok=True)
+    assert (folder / runtime.FAILED).is_file()  # good graphs back, the failure still remembered
     with caplog.at_level(logging.WARNING):
-        assert runtime.onnx_or_torch(model, settings, data, False, 1) is None
-    assert time.monotonic() - started < 5  # remembered: no export (seconds) again
+        assert runtime.lean_model(settings, folder, False, 1) is None
     assert len(caplog.records) == 1 and "--retry-graphs" in caplog.records[0].getMessage()
+    assert runtime.forget_failures(data) == [folder]  # --retry-graphs
 
 
 def server_data(exported: Path, tmp_path: Path, name: str) -> Path:
@@ -376,8 +334,8 @@ def server_data(exported: Path, tmp_path: Path, name: str) -> Path:
 
 def pcm_relative(audio: bytes, reference: bytes) -> float:
     """`relative` of two replies' 16-bit PCM (lengths must match, and not be empty)."""
-    ours, theirs = (torch.from_numpy(pcm_samples(a).astype(np.float64)) for a in (audio, reference))
-    assert ours.numel() > 0
+    ours, theirs = pcm_samples(audio), pcm_samples(reference)
+    assert ours.size > 0
     return relative(ours, theirs)
 
 
@@ -418,21 +376,23 @@ def test_a_server_on_graphs_speaks_as_one_on_torch(
 
 
 def test_without_onnxruntime_the_model_stays_torch(
-    endless_model: TinyModel,
     exported: Path,
     settings: ModelSettings,
     tmp_path: Path,
     caplog: pytest.LogCaptureFixture,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Cached graphs but no onnxruntime: None (torch serves), one warning line, and nothing
+    remembered: once onnxruntime is installed the graphs are tried again."""
     data = server_data(exported, tmp_path, "data")
-    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # `import onnxruntime` fails
-    model = endless_model.load()
-    with caplog.at_level(logging.WARNING):
-        assert runtime.onnx_or_torch(model, settings, data, False, 1) is None
+    folder = runtime.graph_folder(data, settings)
+    with monkeypatch.context() as patch, caplog.at_level(logging.WARNING):
+        patch.setitem(sys.modules, "onnxruntime", None)  # `import onnxruntime` fails
+        assert runtime.lean_model(settings, folder, False, 1) is None
     assert [r.getMessage()[: len(FALLBACK)] for r in caplog.records] == [FALLBACK]
-    assert "ModuleNotFoundError" in caplog.text and not isinstance(model.flow_lm, GraphFlowLM)
-    assert not (runtime.graph_folder(data, settings) / runtime.FAILED).exists()  # tried again
+    assert "ModuleNotFoundError" in caplog.text
+    assert not (folder / runtime.FAILED).exists()  # tried again
+    assert isinstance(runtime.lean_model(settings, folder, False, 1), LeanModel)
 
 
 def test_a_graph_that_does_not_load_leaves_a_server_on_torch(
@@ -580,7 +540,7 @@ def test_auto_times_the_graphs_against_torch_when_idle_and_the_next_start_keeps_
     the rule itself is tests/units/test_tuning_rule.py's."""
     real = comparison.time_serving
 
-    def injected(model: TTSModel, *args: object, **kwargs: object) -> Speed:
+    def injected(model: Model, *args: object, **kwargs: object) -> Speed:
         real(model, *args, **kwargs)  # type: ignore[arg-type]
         if not isinstance(model, LeanModel):
             return Speed(0.2, 5.0)

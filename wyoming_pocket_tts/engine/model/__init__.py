@@ -6,7 +6,7 @@ Everything we change in pocket-tts's modules lives in this room, each given at l
 - `mimi_cache.py`: Mimi's caches left unfilled at a request's start; the same audio.
 - `int8.py`: int8 for Mimi's decoder transformer beside pocket-tts's int8 of the flow LM, an int8
   copy of a loaded model, and ONNX Runtime's int8 of the graphs.
-The ONNX runtime changes the same model further, in its own room: `onnx/attention.py` gives its
-attention an exportable cache, `onnx/model.py` swaps in modules that run graphs.
+The ONNX runtime changes the same model further, in its own room, to export it as graphs:
+`onnx/attention.py` gives its attention an exportable cache.
 `loading.py` loads and equips a model; `identity.py` fingerprints it for caches.
 """

@@ -19,9 +19,9 @@ needs no fill before use.
 
 The audio matches pocket-tts's within float rounding (attention over the whole cache, masked,
 sums in another order): `tests/engine/test_onnx_attention.py` checks 300 frames, fp32 and int8. The
-state layout differs from pocket-tts's (`k`, `v` instead of `cache`): `from_pocket_state` converts a
-saved voice state, `to_pocket_state` converts back for saving. Used by `--runtime onnx`
-(`onnx.model`) and `script/bench --onnx`.
+state layout differs from pocket-tts's (`k`, `v` instead of `cache`), which is why it is given
+only to a model that is exported (`onnx.cache.prepare_graphs`, `script/bench --onnx`), never to
+one that serves: the graphs' own loop reads pocket-tts's layout (`onnx.voice_arrays`).
 """
 
 from __future__ import annotations
@@ -154,7 +154,7 @@ def use_exportable_attention(model: TTSModel, lm_slots: int = LM_SLOTS) -> int:
     """Make the flow LM's and Mimi's decoder attention `ExportableAttention`; how many.
 
     Mimi's encoder (voice prompts, stateless) keeps pocket-tts's class. States made before
-    (voice states) need `from_pocket_state`."""
+    (pocket-tts's layout) do not fit it: it is a model to export."""
     swapped = 0
     for transformer in (model.flow_lm.transformer, model.mimi.decoder_transformer):
         for module in transformer.modules():
@@ -163,39 +163,3 @@ def use_exportable_attention(model: TTSModel, lm_slots: int = LM_SLOTS) -> int:
                 module.slots = lm_slots if module.context is None else module.context
                 swapped += 1
     return swapped
-
-
-def from_pocket_state(model: TTSModel, state: ModelState) -> ModelState:
-    """A flow-LM state of pocket-tts's layout (`cache`: K and V appended, `offset`) in
-    `ExportableAttention`'s, for a model given it; other modules' entries are shared as they are.
-    """
-    converted: ModelState = dict(state)
-    for name, module in model.flow_lm.named_modules():
-        if not isinstance(module, ExportableAttention) or "cache" not in state.get(name, {}):
-            continue
-        old = state[name]
-        used = int(old["offset"].view(-1)[0])
-        fresh = module.init_state(old["cache"].shape[1], used)
-        fresh["offset"].copy_(old["offset"])
-        fresh["k"][:, :, :used] = old["cache"][0, :, :used].transpose(1, 2)
-        fresh["v"][:, :, :used] = old["cache"][1, :, :used].transpose(1, 2)
-        converted[name] = fresh
-    return converted
-
-
-def to_pocket_state(model: TTSModel, state: ModelState) -> ModelState:
-    """A flow-LM state of `ExportableAttention`'s layout in pocket-tts's (its written steps
-    only), as pocket-tts saves and reads it; the inverse of `from_pocket_state`."""
-    converted: ModelState = dict(state)
-    for name, module in model.flow_lm.named_modules():
-        if not isinstance(module, ExportableAttention) or "k" not in state.get(name, {}):
-            continue
-        old = state[name]
-        used = int(old["offset"].view(-1)[0])
-        keys, values = (old[key][:, :, :used].transpose(1, 2) for key in ("k", "v"))
-        converted[name] = {
-            "offset": old["offset"].clone(),
-            "pad": torch.zeros_like(old["offset"]),  # no left padding: one request per state
-            "cache": torch.stack([keys, values]),
-        }
-    return converted

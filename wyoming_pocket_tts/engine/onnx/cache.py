@@ -1,4 +1,4 @@
-"""`--runtime onnx`: a loaded model's frames run as ONNX graphs, exported once on this host.
+"""`--runtime onnx`: the model served on ONNX graphs, exported once on this host.
 
 The graphs (`onnx.export`) are exported at the first start from the weights this host loaded, and
 kept under `<data dir>/graphs/`, keyed by the model's identity and the versions of pocket-tts,
@@ -10,7 +10,7 @@ are exported to a temporary folder at every start (ONNX Runtime keeps them in me
 
 Anything that fails on the way (onnxruntime or onnx missing, an export or a session that fails,
 a cached graph that does not load) is one warning line, and the model serves on torch:
-`onnx_or_torch` never lets the server fail to start over it.
+`lean_model` never lets the server fail to start over it.
 """
 
 from __future__ import annotations
@@ -96,40 +96,6 @@ def warn_torch(code: str, error: BaseException) -> None:
     )
 
 
-def onnx_or_torch(
-    model: TTSModel,
-    settings: ModelSettings,
-    data_dir: Path | None,
-    int8: bool,
-    threads: int,
-    *,
-    exported: Path | None = None,
-) -> str | None:
-    """Make `model` (loaded fp32, no equivalents yet) run its frames as graphs; what runs, in
-    words, or None when it stays on torch (one warning line says why). The graphs are read from
-    `exported` if given (where an export child just wrote them), else from the cache in
-    `data_dir`: never exported in this process (`onnx.child` does that). A failure with a
-    data folder is remembered there for these versions (`FAILED`), so later starts skip it."""
-    folder = graph_folder(data_dir, settings) if data_dir is not None else None
-    try:
-        import onnx  # noqa: F401
-        import onnxruntime  # noqa: F401
-
-        from .model import use_graphs
-
-        _raise_remembered(folder)
-        source = exported or folder
-        if source is None:
-            raise FileNotFoundError("no graphs: no data folder holds them")
-        use_graphs(model, _exported_graphs(source, int8), int8, threads)
-    except Exception as error:  # any failure: torch serves
-        warn_torch(settings.code, error)
-        if folder is not None and not isinstance(error, ImportError):
-            remember_failure(folder, error)
-        return None
-    return graphs_label(int8)
-
-
 def graphs_label(int8: bool) -> str:
     """What runs on the graphs, in words ("onnx int8")."""
     return f"onnx {'int8' if int8 else 'fp32'}"
@@ -137,8 +103,9 @@ def graphs_label(int8: bool) -> str:
 
 def lean_model(settings: ModelSettings, folder: Path, int8: bool, threads: int) -> LeanModel | None:
     """The model on its graphs in `folder` alone (`onnx.lean`: no torch needed), or None when
-    it cannot run so (one warning line says why; a failure is remembered in `folder`, as
-    `onnx_or_torch` remembers one)."""
+    it cannot run so (one warning line says why). The graphs are never exported in this
+    process (`onnx.child` does that). A failure other than a missing onnxruntime is remembered
+    in `folder` for these versions (`FAILED`), so later starts skip it."""
     from .lean import LeanModel
 
     try:
@@ -154,9 +121,9 @@ def lean_model(settings: ModelSettings, folder: Path, int8: bool, threads: int) 
         return None
 
 
-def _raise_remembered(folder: Path | None) -> None:
+def _raise_remembered(folder: Path) -> None:
     """Raise the failure remembered in `folder` (`FAILED`), if any."""
-    if folder is not None and (folder / FAILED).is_file():
+    if (folder / FAILED).is_file():
         reason = (folder / FAILED).read_text(encoding="utf-8").strip()
         raise RuntimeError(f"{reason} (before; --retry-graphs tries again)")
 

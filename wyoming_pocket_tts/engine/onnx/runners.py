@@ -1,8 +1,9 @@
 """The exported graphs (`onnx.export`) run on numpy arrays in ONNX Runtime, without torch.
 
 A request's caches stay where they are: each run binds them as inputs (IO binding, read in
-place) and writes the K and V rows the graph returns at the offset, as `onnx.sessions` does for
-torch tensors. Mimi's small convolution states are copied back from the graph's outputs.
+place) and writes the K and V rows the graph returns at the offset, as `ExportableAttention`
+(`onnx.attention`) writes them in torch. Mimi's small convolution states are copied back from
+the graph's outputs.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ as the LM graph's caches for one generation. No torch: safetensors' numpy API.
 pocket-tts's layout, per flow-LM attention module: `cache` (2, 1, steps, heads, dim per head:
 K and V appended), `offset` (1,: steps written), `pad` (1,: zero here), as `export_model_state`
 writes them under `module/key` (older files hold `current_end`, whose length is the offset).
-The graph's, per module: `k` and `v` (1, heads, slots, dim per head), written up to the offset,
-zeros beyond (`onnx.attention.ExportableAttention`'s layout; `from_pocket_state` in torch).
+The graph's caches, per module: K and V each (1, heads, slots, dim per head), written up to the
+offset, zeros beyond (`onnx.attention.ExportableAttention`'s layout).
 """
 
 from __future__ import annotations
@@ -59,20 +59,15 @@ def offset_of(state: dict[str, dict[str, Any]], names: list[str]) -> int:
 
 def lm_caches(state: dict[str, dict[str, Any]], names: list[str], slots: int) -> list[np.ndarray]:
     """Fresh K and V caches (1, heads, `slots`, dim each; in `names`' order, K then V) holding
-    `state`'s written steps: the request's own, `state` left as it was. `state` is in either
-    layout, of numpy arrays or anything `np.asarray` reads (CPU torch tensors)."""
+    `state`'s written steps: the request's own, `state` left as it was. `state` is in
+    pocket-tts's layout, of numpy arrays or anything `np.asarray` reads (CPU torch tensors)."""
     used = offset_of(state, names)
     if used > slots:
         raise CacheFull(f"the attention cache holds {slots} steps, the voice {used}")
     caches = []
     for name in names:
-        entry = state[name]
-        if "cache" in entry:  # pocket-tts's: (2, 1, steps, heads, dim)
-            cache = np.asarray(entry["cache"])
-            written = [cache[i, 0, :used].transpose(1, 0, 2) for i in (0, 1)]
-        else:  # the graph's: (1, heads, slots, dim)
-            written = [np.asarray(entry[key])[0, :, :used] for key in ("k", "v")]
-        for rows in written:
+        cache = np.asarray(state[name]["cache"])  # (2, 1, steps, heads, dim)
+        for rows in (cache[i, 0, :used].transpose(1, 0, 2) for i in (0, 1)):
             full = np.zeros((1, rows.shape[0], slots, rows.shape[2]), np.float32)
             full[0, :, :used] = rows
             caches.append(full)

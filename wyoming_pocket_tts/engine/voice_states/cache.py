@@ -138,7 +138,7 @@ class VoiceStates:
         kept = self._kept(key)
         found = store.load(self._model, saved) if store and saved and kept else None
         if found is not None:
-            state, loudness = _layout(self._model, found[0]), found[1]
+            state, loudness = found
             _LOGGER.info("Loaded voice %s from its saved state", spec.name)
             fresh = False
         else:
@@ -152,7 +152,7 @@ class VoiceStates:
             fresh = True
         if store is not None and saved is not None and fresh:
             if kept:
-                store.save(_layout(self._model, state, saved=True), saved, loudness)
+                store.save(state, saved, loudness)
             elif loudness is not None:
                 store.save_loudness(saved, loudness)
         if self._loudness is None or loudness is None:
@@ -171,7 +171,7 @@ class VoiceStates:
         if isinstance(self._model, LeanModel):
             state = in_child(self._model, source, key.truncate, spec.name)
         else:
-            state = _layout(self._model, encode(self._model, source, key.truncate, spec.name))
+            state = encode(self._model, source, key.truncate, spec.name)
         elapsed = time.monotonic() - started
         if key.is_prompt:
             _LOGGER.info("Encoded voice %s in %.2f s", spec.name, elapsed)
@@ -191,14 +191,3 @@ class VoiceStates:
                 raise FileNotFoundError(f"voice file {path} does not exist")
             return path
         return spec.source  # a URL, or a built-in name (`encoder.builtin_source`)
-
-
-def _layout(model: Model, state: ModelState, saved: bool = False) -> ModelState:
-    """`state` in the layout `model`'s attention keeps (`saved`: in pocket-tts's, as files
-    hold it): the same for torch and the graphs' own loop (which reads pocket-tts's); for torch
-    running the graphs (`onnx.model`), K and V in slots."""
-    if isinstance(model, LeanModel):
-        return state
-    from ..onnx.attention import from_pocket_state, to_pocket_state
-
-    return to_pocket_state(model, state) if saved else from_pocket_state(model, state)
