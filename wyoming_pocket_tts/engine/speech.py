@@ -1,9 +1,8 @@
 """The seam between serving and a runtime: what a runtime must provide to speak a piece.
 
 Both runtimes hand the engine an object with pocket-tts's `TTSModel` surface: torch runs
-pocket-tts's modules as loaded by `engine/model/`, ONNX Runtime runs the same model with its
-modules swapped for ones that run exported graphs (`engine/onnx/`), or runs the graphs in a
-loop of its own without torch (`engine/onnx/loop.py`, which yields numpy arrays). `SpeechModel`
+pocket-tts's modules as loaded by `engine/model/`; the graphs exported from them run in a loop
+of our own without torch (`engine/onnx/lean.py`, which yields numpy arrays). `SpeechModel`
 names the part of that surface the engine uses, and `generation` is the one way anything here
 runs it.
 """
@@ -24,8 +23,7 @@ if TYPE_CHECKING:
     from .onnx.lean import LeanModel
 
     Model = TTSModel | LeanModel
-    """A loaded model as the engine holds it: pocket-tts's (torch, or torch running the graphs),
-    or the graphs' own loop with no torch in the process."""
+    """A loaded model as the engine holds it: pocket-tts's (torch), or the graphs' own loop."""
 
     Audio = torch.Tensor | np.ndarray
     """A chunk of audio: float samples in [-1, 1] (torch's runtimes give tensors, the graphs'
@@ -49,7 +47,7 @@ def generation(
     model: SpeechModel, state: dict, text: str, stop: threading.Event | None = None
 ) -> Iterator[Iterator[Audio]]:
     """The audio stream of `text` in the voice `state`; leaving the block stops it and waits
-    for pocket-tts's two generating threads to finish, so nothing else runs beside them.
+    for the runtime's generating threads to finish, so nothing else runs beside them.
 
     Without `stop`, the generation has its own event, set on leaving. A caller's `stop` (a
     request's, shared by all its pieces) is set only when the block is left by an exception.
