@@ -35,7 +35,9 @@ DEADLINE = 400.0
 """Seconds both exports and switches may take on a busy 2-core host (a bound, not a timing)."""
 
 
-def two_model_args(english: TinyModel, french: TinyModel, voices: dict[str, Path], data: Path) -> list[str]:  # fmt: skip
+def two_model_args(
+    english: TinyModel, french: TinyModel, voices: dict[str, Path], data: Path
+) -> list[str]:
     return [
         "--model-config", f"en={english.config_path}",
         "--model-config", f"fr={french.config_path}",
