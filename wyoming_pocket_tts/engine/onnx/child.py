@@ -107,8 +107,10 @@ INT8_ONLY = "--int8-only"
 def _export_fp32(settings: ModelSettings, folder: Path) -> None:
     from ..model.loading import plain_model
     from .cache import prepare_graphs
+    from .lean_load import lean_loading
 
-    model = plain_model(settings, False)
+    with lean_loading():  # one copy of the weights, not two
+        model = plain_model(settings, False)
     _note_peak("loading the model")
     prepare_graphs(model, folder, False)
     _note_peak("the fp32 graphs")
