@@ -8,7 +8,8 @@ the unload that `--unload-after` makes once the server has been idle, and after 
 loads the model again. First audio is the time from `synthesize` to the first audio chunk, for the
 request after the unload (a load included) and for the next one (warm). With the model on ONNX
 Runtime graphs (`--runtime onnx`, fp32 and int8): the server's RSS once it switched and served,
-the export child's peak (VmHWM, read while it runs) and the graphs' size on disk.
+the export child's peak (VmHWM, read while it runs: the largest reading, since the child
+replaces itself for the int8 step and its VmHWM starts again) and the graphs' size on disk.
 """
 
 from __future__ import annotations

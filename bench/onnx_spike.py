@@ -290,7 +290,8 @@ def measure(size: str, runs: int, root: Path) -> dict[str, Any]:
         raise SystemExit(f"--onnx needs {', '.join(missing)}: {INSTALL}")
     from pocket_tts import TTSModel
 
-    from wyoming_pocket_tts.engine.onnx.export import export, with_int8
+    from wyoming_pocket_tts.engine.onnx.export import export
+    from wyoming_pocket_tts.engine.onnx.quantize import with_int8
 
     files = build_tiny_model(root / "model", size=size, eos=False, link=True)
     fp32 = TTSModel.load_model(config=str(files.config_path))

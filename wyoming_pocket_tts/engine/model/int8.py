@@ -1,5 +1,5 @@
-"""int8, all of it: pocket-tts's int8 plus Mimi's decoder, an int8 copy of a loaded model, and
-ONNX Runtime's int8 of the exported graphs (`quantized_graph`).
+"""int8 in torch: pocket-tts's int8 plus Mimi's decoder, and an int8 copy of a loaded model
+(ONNX Runtime's int8 of the exported graphs is `onnx.quantize`'s).
 
 Mimi's decoder transformer is quantised too: per-frame work pocket-tts's own int8 leaves in fp32.
 
@@ -31,7 +31,6 @@ import logging
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -133,24 +132,3 @@ def int8_copy(model: TTSModel) -> TTSModel:
         apply_dynamic_int8(int8.flow_lm, RECOMMENDED_CONFIG)
         quantize_mimi_decoder(int8)
     return int8
-
-
-def quantized_graph(path: Path, target: Path) -> None:
-    """ONNX Runtime's dynamic int8 of the layers the server's int8 quantises (the linear layers
-    of the LM's and Mimi's decoder transformers), written to `target`. Quantising every MatMul
-    with a constant weight (the flow head and input projections too) moved the LM's next latent
-    by 0.29 of its RMS, against 0.008 for this choice and for torch's int8 (`lsd` shapes)."""
-    import onnx
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    graph = onnx.load(str(path), load_external_data=False).graph
-    chosen = [
-        node.name
-        for node in graph.node
-        if node.op_type == "MatMul"
-        and any(
-            prop.key == "namespace" and "transformer." in prop.value and "Linear" in prop.value
-            for prop in node.metadata_props
-        )
-    ]
-    quantize_dynamic(path, target, nodes_to_quantize=chosen, weight_type=QuantType.QInt8)

@@ -10,7 +10,12 @@ it is done, the engine thread switches to it at its next idle moment (`Engine._s
 `ModelPool.retune`; `auto` times both first): never on the asyncio loop, never during a
 request. The torch model is then let go; torch itself stays imported until the next start,
 which loads the cached graphs alone. A failure is the usual one warning line, remembered with
-the cache like any other; torch keeps serving.
+the cache like any other (an export killed, as the kernel kills a process out of memory, says
+so in that line); torch keeps serving.
+
+Exports queue (`QUEUE`): one child at a time in the server, each with the load of its graphs
+after it, so two models' exports (two languages) never add their peaks, nor the next child's
+peak the previous graphs' load.
 """
 
 from __future__ import annotations
@@ -42,6 +47,8 @@ _LOGGER = logging.getLogger(__name__)
 
 POLL = 5.0
 """Seconds of idleness after which the engine looks whether an export has finished."""
+QUEUE = threading.Lock()
+"""Held by the one export that runs (its child, then the load of its graphs); the others wait."""
 
 
 class BackgroundExport:
@@ -87,10 +94,14 @@ class BackgroundExport:
                 folder = temporary = Path(tempfile.mkdtemp(prefix=TEMPORARY_PREFIX))
             else:
                 folder = graph_folder(data_dir, self.settings)
-            if needs_export(self.settings, data_dir, self.int8):  # `auto` may find them cached
-                self._process.run(folder)
-            self.model = lean_model(self.settings, folder, self.int8, self.threads)
-        except ExportFailed as error:
+            if not QUEUE.acquire(blocking=False):
+                _LOGGER.info("The %s model's graphs wait for another export", self.settings.code)
+                QUEUE.acquire()
+            try:
+                self._prepare(folder)
+            finally:
+                QUEUE.release()
+        except ExportFailed as error:  # one line: killed (out of memory?) or failed
             if not self._process.stopped:
                 warn_torch(self.settings.code, error)
                 if data_dir is not None:
@@ -101,3 +112,11 @@ class BackgroundExport:
             if temporary is not None:
                 shutil.rmtree(temporary, ignore_errors=True)
             self.done.set()
+
+    def _prepare(self, folder: Path) -> None:
+        """Export into `folder` (where `auto` finds nothing cached), then load the graphs."""
+        if self._process.stopped:
+            raise ExportFailed("the export was stopped")
+        if needs_export(self.settings, self._data_dir, self.int8):
+            self._process.run(folder)
+        self.model = lean_model(self.settings, folder, self.int8, self.threads)

@@ -160,25 +160,54 @@ def forget_failures(data_dir: Path) -> list[Path]:
 
 def prepare_graphs(model: TTSModel, folder: Path, int8: bool) -> Graphs:
     """The graphs in `folder`, exported from `model` (and for `int8` quantised) now where they
-    are not. Exporting changes `model` (its attention made exportable) and traces it with
+    are not. Exporting empties `model` stage by stage (`onnx.export.export`) and traces it with
     torch.fx, which patches every module's call in the process: only for a process that serves
-    nothing (`onnx.child`'s child; quantising alone traces nothing)."""
-    from .export import with_int8
-    from .graphs import Graphs
-
+    nothing (`onnx.child`'s child; quantising alone traces nothing, `prepare_int8`)."""
     started, cpu = time.monotonic(), time.process_time()
-    try:
-        graphs: Graphs | None = Graphs.read(folder)
-    except (OSError, ValueError, KeyError, TypeError):
-        graphs = None
+    graphs = exported_graphs(folder)
+    if graphs is not None and (not int8 or graphs.has_int8):
+        return graphs
     with _quiet_export():
         if graphs is None:
             _LOGGER.info("Exporting the model's graphs for ONNX Runtime (once; takes a while)")
             graphs = _export(model, folder)
-        elif not int8 or graphs.has_int8:
-            return graphs
+        del model  # what is left of it: the int8 step needs none of it
         if int8:
-            with_int8(graphs)
+            _with_int8(graphs)
+    _log_export(folder, int8, started, cpu)
+    return graphs
+
+
+def prepare_int8(folder: Path) -> Graphs:
+    """The int8 graphs made beside the fp32 ones already in `folder` (where missing); no torch."""
+    started, cpu = time.monotonic(), time.process_time()
+    graphs = exported_graphs(folder)
+    if graphs is None:
+        raise FileNotFoundError(f"no fp32 graphs to quantise in {folder}")
+    if not graphs.has_int8:
+        with _quiet_export():
+            _with_int8(graphs)
+        _log_export(folder, True, started, cpu)
+    return graphs
+
+
+def exported_graphs(folder: Path) -> Graphs | None:
+    """The graphs exported into `folder`, or None where there are none (or a partial export)."""
+    from .graphs import Graphs
+
+    try:
+        return Graphs.read(folder)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _with_int8(graphs: Graphs) -> None:
+    from .quantize import with_int8
+
+    with_int8(graphs)
+
+
+def _log_export(folder: Path, int8: bool, started: float, cpu: float) -> None:
     size = sum(path.stat().st_size for path in folder.iterdir()) / 2**20
     _LOGGER.info(
         "Exported the graphs%s in %.1f s (%.1f s CPU), %.0f MiB in %s",
@@ -188,7 +217,6 @@ def prepare_graphs(model: TTSModel, folder: Path, int8: bool) -> Graphs:
         size,
         folder,
     )
-    return graphs
 
 
 def _export(model: TTSModel, folder: Path) -> Graphs:

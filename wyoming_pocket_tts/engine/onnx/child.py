@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 import time
 from pathlib import Path
@@ -61,7 +62,12 @@ class ExportProcess:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The child: nice 19 first, then the export; 0, or 1 with a one-line reason."""
+    """The child: nice 19 first, then the export; 0, or 1 with a one-line reason.
+
+    The fp32 graphs come from a model loaded here and emptied stage by stage (`onnx.export`);
+    the int8 ones from their files, after this process has replaced itself (`INT8_ONLY`, the
+    same pid) with one that never imports torch: torch, pocket-tts and what the export left
+    in the heap would stay resident under the quantiser's peak otherwise."""
     why_not = lowest_priority()
     if why_not is not None:
         print(f"The export runs at normal priority: {why_not}", file=sys.stderr)
@@ -69,18 +75,55 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("folder", type=Path)
     add_model_args(parser)
     parser.add_argument("--int8", action="store_true", help="the int8 graphs too")
-    args = parser.parse_args(argv)
+    parser.add_argument(INT8_ONLY, action="store_true", help="only the int8 graphs, from fp32")
+    arguments = sys.argv[1:] if argv is None else argv
+    args = parser.parse_args(arguments)
     end_with_parent()
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
-        from ..model.loading import plain_model
-        from .cache import prepare_graphs
+        from .cache import exported_graphs, prepare_int8
 
-        settings = ModelSettings(model=args.model, config=args.config)
-        prepare_graphs(plain_model(settings, False), args.folder, args.int8)
+        if args.int8_only:
+            prepare_int8(args.folder)
+            _note_peak("the int8 graphs")
+            return 0
+        if exported_graphs(args.folder) is None:
+            _export_fp32(ModelSettings(model=args.model, config=args.config), args.folder)
+        if args.int8:
+            if "torch" in sys.modules:  # the same pid, without torch
+                sys.stderr.flush()
+                module = __spec__.name if __spec__ is not None else __name__  # not "__main__"
+                os.execv(sys.executable, [sys.executable, "-m", module, *arguments, INT8_ONLY])
+            prepare_int8(args.folder)
+            _note_peak("the int8 graphs")
     except Exception as error:  # the reason, as the last line of stderr
         return fail(error)
     return 0
+
+
+INT8_ONLY = "--int8-only"
+
+
+def _export_fp32(settings: ModelSettings, folder: Path) -> None:
+    from ..model.loading import plain_model
+    from .cache import prepare_graphs
+    from .export_load import export_loading
+
+    with export_loading():  # one copy of the weights, not two
+        model = plain_model(settings, False)
+    _note_peak("loading the model")
+    prepare_graphs(model, folder, False)
+    _note_peak("the fp32 graphs")
+
+
+def _note_peak(stage: str) -> None:
+    """This process's peak resident memory so far (VmHWM), on stderr (logged at debug)."""
+    try:
+        status = Path("/proc/self/status").read_text(encoding="ascii")
+        kib = next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM"))
+    except (OSError, StopIteration, IndexError):
+        return
+    print(f"Peak memory after {stage}: {int(kib) / 1024:.0f} MiB", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

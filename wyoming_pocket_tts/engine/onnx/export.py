@@ -4,7 +4,7 @@ Both are exported with `torch.onnx.export` from a copy of the model whose attent
 `onnx.attention.ExportableAttention` (K and V written at a tensor offset), without the server's
 `equivalents` (their kept time embeddings and `fold` are eager-only tricks). Every streaming
 state is a graph input and the matching output:
-- the KV caches are inputs, read where they lie (IO binding, `onnx.sessions`); the graph returns
+- the KV caches are inputs, read where they lie (IO binding, `onnx.runners`); the graph returns
   only this frame's K and V rows, which the host writes at the offset. (A graph that scatters
   into its cache input copies the whole cache, per layer and frame: ONNX Runtime does not write
   into a graph input; measured at `english` shapes, 67 of 210 ms per LM step.)
@@ -32,8 +32,9 @@ from pocket_tts.default_parameters import MAX_TOKEN_PER_CHUNK
 from pocket_tts.models.flow_lm import drifting_decode, lsd_decode, ot_decode, pointwise_decode
 from pocket_tts.modules.stateful_module import StatefulModule, init_states
 
+from ...host import release_freed_memory
 from .attention import LM_SLOTS, ExportableAttention
-from .graphs import Graphs
+from .graphs import FRAME, LM, MIMI, SPEECH, TEXT_EMBEDDINGS, Graphs
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
@@ -127,36 +128,47 @@ class MimiStep(torch.nn.Module):
 
 
 def export(model: TTSModel, folder: Path) -> Graphs:
-    """Export both steps of `model` (its attention already `ExportableAttention`, no
-    `equivalents`) to `folder`, in fp32 (`with_int8` adds the int8 ones)."""
+    """Export `model` (its attention already `ExportableAttention`, no `equivalents`) to
+    `folder` in fp32, one stage at a time, and empty it on the way: the frame's graph and the
+    text table, Mimi's step (then `model.mimi` is dropped), the flow LM's step (then
+    `model.flow_lm`), each freed before the next (`host.release_freed_memory`). Each graph's
+    weights go to a file beside it (`<graph>.data`), written from the tensors: a graph saved
+    whole is first built as one protobuf and serialised, twice its size in memory (1.9 GiB
+    for the LM at `english` shapes). `onnx.quantize` makes the int8 graphs from the files."""
     folder.mkdir(parents=True, exist_ok=True)
-    lm_step, mimi_step = LMStep(model).eval(), MimiStep(model).eval()
-    ldim = model.flow_lm.ldim
+    ldim, dim = model.flow_lm.ldim, model.flow_lm.dim
     offset = torch.full((1,), 3, dtype=torch.long)
-    lm_state = init_states(model.flow_lm, 1, 0)
-    lm_caches = [lm_state[n][key] for n in lm_step.names for key in ("k", "v")]
-    lm_names = [f"c{i}" for i in range(len(lm_caches))]
-    mimi_state = init_states(model.mimi, 1, 0)
-    convs = [mimi_state[n][key] for n, key in mimi_step.conv_names]
-    conv_names = [f"s{i}" for i in range(len(convs))]
-    mimi_caches = [mimi_state[n][key] for n in mimi_step.attention for key in ("k", "v")]
-    mimi_cache_names = [f"c{i}" for i in range(len(mimi_caches))]
-    graphs = Graphs(folder, lm_step.names, mimi_step.conv_names, mimi_step.attention)
     with torch.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        steps = torch.export.Dim("steps", min=1, max=LM_SLOTS)
-        embeddings = torch.zeros(1, 8, model.flow_lm.dim)
-        _export(lm_step, (embeddings, torch.zeros(1, ldim), offset, lm_caches),
-                graphs.lm(False), ["embeddings", "noise", "offset", *lm_names],
-                ["next_latent", "eos", *[f"{n}_new" for n in lm_names]],
-                dynamic_shapes=({1: steps}, None, None, [None] * len(lm_caches)))  # fmt: skip
-        _export(mimi_step, (torch.zeros(1, 1, ldim), offset, *convs, *mimi_caches),
-                graphs.mimi(False), ["latent", "offset", *conv_names, *mimi_cache_names],
-                ["audio", *[f"{n}_out" for n in conv_names],
-                 *[f"{n}_new" for n in mimi_cache_names]])  # fmt: skip
-        _export(FrameIn(model).eval(), (torch.zeros(1, 1, ldim),), graphs.frame,
+        _export(FrameIn(model).eval(), (torch.zeros(1, 1, ldim),), folder / FRAME,
                 ["latent"], ["embeddings"])  # fmt: skip
-    _write_speech(model, graphs)
+        _write_speech(model, folder)
+        mimi_step = MimiStep(model).eval()
+        conv_names, mimi_attention = mimi_step.conv_names, mimi_step.attention
+        mimi_state = init_states(model.mimi, 1, 0)
+        convs = [mimi_state[n][key] for n, key in conv_names]
+        conv_inputs = [f"s{i}" for i in range(len(convs))]
+        mimi_caches = [mimi_state[n][key] for n in mimi_attention for key in ("k", "v")]
+        mimi_cache_names = [f"c{i}" for i in range(len(mimi_caches))]
+        _export(mimi_step, (torch.zeros(1, 1, ldim), offset, *convs, *mimi_caches),
+                folder / MIMI, ["latent", "offset", *conv_inputs, *mimi_cache_names],
+                ["audio", *[f"{n}_out" for n in conv_inputs],
+                 *[f"{n}_new" for n in mimi_cache_names]])  # fmt: skip
+        del mimi_step, mimi_state, convs, mimi_caches, model.mimi
+        release_freed_memory()
+        lm_step = LMStep(model).eval()
+        lm_names = lm_step.names
+        lm_state = init_states(model.flow_lm, 1, 0)
+        lm_caches = [lm_state[n][key] for n in lm_names for key in ("k", "v")]
+        cache_names = [f"c{i}" for i in range(len(lm_caches))]
+        steps = torch.export.Dim("steps", min=1, max=LM_SLOTS)
+        _export(lm_step, (torch.zeros(1, 8, dim), torch.zeros(1, ldim), offset, lm_caches),
+                folder / LM, ["embeddings", "noise", "offset", *cache_names],
+                ["next_latent", "eos", *[f"{n}_new" for n in cache_names]],
+                dynamic_shapes=({1: steps}, None, None, [None] * len(lm_caches)))  # fmt: skip
+        del lm_step, lm_state, lm_caches, model.flow_lm
+        release_freed_memory()
+    graphs = Graphs(folder, lm_names, conv_names, mimi_attention)
     graphs.write()
     return graphs
 
@@ -174,17 +186,17 @@ class FrameIn(torch.nn.Module):
         return self.flow_lm.input_linear(latent)
 
 
-def _write_speech(model: TTSModel, graphs: Graphs) -> None:
+def _write_speech(model: TTSModel, folder: Path) -> None:
     """Beside the graphs, what pocket-tts's generation loop takes from the model: the text
     table (`LUTConditioner` on every token id), its tokenizer's file, and the settings and
     constants of `generate_audio_stream` (`onnx.loop_settings` reads them)."""
     conditioner = model.flow_lm.conditioner
     with torch.no_grad():
         ids = torch.arange(conditioner.embed.num_embeddings)[None]
-        np.save(graphs.text_embeddings, conditioner(ids)[0].to(torch.float32).numpy())
+        np.save(folder / TEXT_EMBEDDINGS, conditioner(ids)[0].to(torch.float32).numpy())
     kind, payload = conditioner.tokenizer.serialize()
     tokenizer = "tokenizer.json" if kind == "tokenizers" else "tokenizer.model"
-    (graphs.folder / tokenizer).write_bytes(payload)
+    (folder / tokenizer).write_bytes(payload)
     flow_lm, mimi = model.flow_lm, model.mimi
     speech = {
         "sample_rate": model.sample_rate,
@@ -208,7 +220,7 @@ def _write_speech(model: TTSModel, graphs: Graphs) -> None:
         "emb_std": flow_lm.emb_std.to(torch.float32).tolist(),
         "emb_mean": flow_lm.emb_mean.to(torch.float32).tolist(),
     }
-    graphs.speech.write_text(json.dumps(speech), encoding="utf-8")
+    (folder / SPEECH).write_text(json.dumps(speech), encoding="utf-8")
 
 
 def _export(module: torch.nn.Module, inputs: tuple[Any, ...], path: Path,
@@ -227,12 +239,6 @@ def _export(module: torch.nn.Module, inputs: tuple[Any, ...], path: Path,
     )
     if program is None:
         raise RuntimeError(f"torch.onnx.export gave no program for {path.name}")
-    program.save(str(path), external_data=False)
-
-
-def with_int8(graphs: Graphs) -> None:
-    """Write the int8 graphs beside the fp32 ones (`model.int8.quantized_graph`)."""
-    from ..model.int8 import quantized_graph
-
-    for fp32, int8 in zip(graphs.files(False), graphs.files(True), strict=True):
-        quantized_graph(fp32, int8)
+    program.save(str(path), external_data=True)
+    del program
+    release_freed_memory()

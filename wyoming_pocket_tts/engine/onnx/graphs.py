@@ -16,6 +16,10 @@ TEXT_EMBEDDINGS = "text_embeddings.npy"
 """The text conditioner's table, one row per token id (its low-rank projection applied)."""
 FRAME = "frame.onnx"
 """A frame's latent (NaN: the start) to the flow LM's input embedding."""
+LM = "lm.onnx"
+"""The flow LM's step in fp32 (its weights in `lm.onnx.data` beside it, or in it: before 0.7)."""
+MIMI = "mimi.onnx"
+"""Mimi's decoder step in fp32 (its weights beside it, as `LM`'s)."""
 
 
 @dataclass(frozen=True)
@@ -31,10 +35,10 @@ class Graphs:
     """Mimi's attention modules, in input order (K and V each)."""
 
     def lm(self, int8: bool) -> Path:
-        return self.folder / ("lm.int8.onnx" if int8 else "lm.onnx")
+        return self.folder / ("lm.int8.onnx" if int8 else LM)
 
     def mimi(self, int8: bool) -> Path:
-        return self.folder / ("mimi.int8.onnx" if int8 else "mimi.onnx")
+        return self.folder / ("mimi.int8.onnx" if int8 else MIMI)
 
     def files(self, int8: bool) -> tuple[Path, Path]:
         """The flow LM's graph and Mimi's, of one precision."""
