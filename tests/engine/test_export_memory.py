@@ -1,5 +1,5 @@
 """What the export's memory savings must not change: the export child's lean load gives the
-checkpoint's weights (`onnx.export_load`), and the quantiser without its full copy of the model
+checkpoint's weights (`model.one_copy`), and the quantiser without its full copy of the model
 gives ONNX Runtime's own int8 graph (`onnx.quantize`). Real pocket-tts, onnx and onnxruntime on
 the tiny model; the memory itself is measured at full size (docs/performance.md, Export), not
 here."""
@@ -16,15 +16,15 @@ from onnx import numpy_helper
 
 from testkit.model_factory import TinyModel
 from wyoming_pocket_tts.engine.model.loading import plain_model
+from wyoming_pocket_tts.engine.model.one_copy import one_copy_of_weights
 from wyoming_pocket_tts.engine.onnx import quantize
 from wyoming_pocket_tts.engine.onnx.cache import prepare_graphs
-from wyoming_pocket_tts.engine.onnx.export_load import export_loading
 from wyoming_pocket_tts.settings import ModelSettings
 
 
 def test_the_export_load_gives_the_checkpoints_weights(tiny_model: TinyModel) -> None:
     settings = ModelSettings(config=str(tiny_model.config_path))
-    with export_loading():
+    with one_copy_of_weights():
         lean = plain_model(settings, False).state_dict()
     usual = plain_model(settings, False).state_dict()
     assert list(lean) == list(usual)

@@ -4,8 +4,10 @@ Everything we change in pocket-tts's modules lives in this room, each given at l
 - `equivalents.py`: the flow head's time embeddings kept (a constant per frame), Mimi's first
   upsampling on a faster kernel; the same audio.
 - `mimi_cache.py`: Mimi's caches left unfilled at a request's start; the same audio.
-- `int8.py`: int8 for Mimi's decoder transformer beside pocket-tts's int8 of the flow LM, an int8
-  copy of a loaded model, and ONNX Runtime's int8 of the graphs.
+- `int8.py`: int8 for Mimi's decoder transformer beside pocket-tts's int8 of the flow LM, and an
+  int8 copy of a loaded model (ONNX Runtime's int8 of the graphs is `onnx/quantize.py`).
+- `one_copy.py`: a child process's load without pocket-tts's random initial weights beside the
+  checkpoint's; the same weights.
 The ONNX runtime changes the same model further, in its own room, to export it as graphs:
 `onnx/attention.py` gives its attention an exportable cache.
 `loading.py` loads and equips a model; `identity.py` fingerprints it for caches.

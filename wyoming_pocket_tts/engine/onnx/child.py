@@ -106,10 +106,10 @@ INT8_ONLY = "--int8-only"
 
 def _export_fp32(settings: ModelSettings, folder: Path) -> None:
     from ..model.loading import plain_model
+    from ..model.one_copy import one_copy_of_weights
     from .cache import prepare_graphs
-    from .export_load import export_loading
 
-    with export_loading():  # one copy of the weights, not two
+    with one_copy_of_weights():  # one copy of the weights, not two
         model = plain_model(settings, False)
     _note_peak("loading the model")
     prepare_graphs(model, folder, False)

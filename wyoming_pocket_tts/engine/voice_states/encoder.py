@@ -100,9 +100,11 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         from ..model.loading import plain_model
+        from ..model.one_copy import one_copy_of_weights
         from ..onnx.voice_arrays import write_state
 
-        model = plain_model(ModelSettings(model=args.model, config=args.config), False)
+        with one_copy_of_weights():
+            model = plain_model(ModelSettings(model=args.model, config=args.config), False)
         source: str | Path = args.source
         if voice_kind(args.source) is VoiceKind.FILE:
             source = Path(args.source)

@@ -1,12 +1,13 @@
-"""The export child's load of the model without a second copy of its weights.
+"""A child's load of the model without a second copy of its weights (the export's, a voice's).
 
 pocket-tts builds the model with random weights, then copies the checkpoint's tensors into
 them: both copies are resident at once, and at `english` shapes that load was the export's
-peak (1,218 MiB of the child's 1,218, 2026-12-02, 2-vCPU host). Inside `export_loading` the
+peak (1,218 MiB of the child's 1,218, 2026-12-02, 2-vCPU host). Inside `one_copy_of_weights` the
 random initialisation does not run (the weights stay untouched, not resident) and the load
 takes the checkpoint's tensors in place of them (`load_state_dict(assign=True)`, cast to the
 dtype the model declared, as the copy would): 807 MiB. The weights are the checkpoint's either
-way. Only for a process that does nothing else (`onnx.child`): it patches torch process-wide.
+way. Only for a process that does nothing else (`onnx.child`, `voice_states.encoder`): it
+patches torch process-wide.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ class _NoRandomFill(TorchFunctionMode):
 
 
 @contextmanager
-def export_loading() -> Iterator[None]:
+def one_copy_of_weights() -> Iterator[None]:
     """Load a pocket-tts model inside: no random initialisation, the checkpoint's tensors
     taken in place of the module's (cast where the module declares another dtype)."""
     original = torch.nn.Module.load_state_dict
