@@ -18,12 +18,12 @@ import signal
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from urllib.request import urlopen
+from urllib.request import Request, urlopen
 
 import numpy as np
 import pytest
 
-from testkit.model_factory import TinyModel
+from testkit.model_factory import TinyModel, write_voice_wav
 from testkit.support import ServerProcess, differing_samples, synthesize
 from testkit.zygote import FORK_ENV
 from tests.conftest import model_args
@@ -95,6 +95,41 @@ def test_a_cached_start_serves_a_cloned_voice_without_torch_in_the_process(
     assert LEAN in log and "(onnx int8," in log, log
     assert re.search(r"encoding of voice a runs in a separate process \(pid \d+\)", log), log
     assert MODULES.format(False, False) in log, log
+
+
+@pytest.mark.usefixtures("fresh")
+def test_a_voice_added_in_the_studio_is_encoded_by_a_child_and_spoken_on_the_graphs(
+    slim_model: TinyModel, voices: dict[str, Path], cached: Path, tmp_path: Path
+) -> None:
+    """The studio's upload meets the server on the graphs alone: the new voice is encoded by a
+    child before the studio answers, a request speaks it, and torch never enters the server."""
+    data, folder = tmp_path / "data", tmp_path / "voices"
+    shutil.copytree(cached, data)
+    folder.mkdir()
+    sample = write_voice_wav(tmp_path / "upload.wav", 3.0, seed=5)
+    args = lean_args(slim_model, {"a": voices["a"]}, data, "--quantize", "off", "--http-port", "0")
+    args += ["--voices-dir", str(folder)]
+    with ServerProcess(args, tmp_path / "server.log", prelude=REPORT_MODULES) as server:
+        server.wait_for_log("Ready")
+        http = re.search(r"HTTP API on http://[^:]+:(\d+)", server.log)
+        assert http, server.log
+        base = f"http://127.0.0.1:{http.group(1)}/"
+        with urlopen(base, timeout=10) as page:
+            csrf = re.search(r'name="studio-csrf" content="([^"]+)"', page.read().decode())
+        assert csrf
+        upload = Request(
+            base + "studio/api/voices?name=kitchen&language=en&start=0&end=0",
+            data=sample.read_bytes(),
+            headers={"X-Studio-CSRF": csrf[1], "Content-Type": "audio/wav"},
+            method="POST",
+        )
+        with urlopen(upload, timeout=120) as answer:
+            assert answer.status == 201
+        assert "encoding of voice kitchen runs in a separate process" in server.log, server.log
+        reply_audio(server, "kitchen")
+        assert server.stop() == 0
+    assert "Voice kitchen cannot" not in server.log, server.log
+    assert MODULES.format(False, False) in server.log, server.log
 
 
 @pytest.mark.usefixtures("fresh")
