@@ -132,6 +132,29 @@ def test_a_voice_added_in_the_studio_is_encoded_by_a_child_and_spoken_on_the_gra
     assert MODULES.format(False, False) in server.log, server.log
 
 
+def test_after_the_first_start_switches_to_the_graphs_its_voices_are_made_again_while_idle(
+    slim_model: TinyModel, voices: dict[str, Path], tmp_path: Path
+) -> None:
+    """A first start on `--runtime onnx --quantize on` exports, then switches to the graphs'
+    loop when idle; int8 graphs keep voice states of their own, so the voices are made again:
+    by a child, at that idle moment, not when the next request comes."""
+    args = lean_args(slim_model, {"a": voices["a"]}, tmp_path / "data", "--quantize", "on")
+    prelude = "from wyoming_pocket_tts.engine.onnx import background\nbackground.POLL = 0.5"
+    with ServerProcess(args, tmp_path / "server.log", prelude=prelude) as server:
+        server.wait_for_log("Ready")
+        server.wait_for_log("now runs on ONNX Runtime", timeout=180)
+        deadline = time.monotonic() + 60  # encoded by torch at the start, then by a child
+        while server.log.count("Encoded voice a") < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        switched = server.log.index("now runs on ONNX Runtime")
+        assert server.log.rindex("encoding of voice a runs in a separate process") > switched
+        before = server.log.count("Encoded voice a")
+        assert before == 2, server.log
+        reply_audio(server, "a")
+        assert server.stop() == 0
+    assert server.log.count("Encoded voice a") == before, server.log
+
+
 @pytest.mark.usefixtures("fresh")
 def test_a_voice_state_saved_by_one_runtime_is_served_by_the_other(
     slim_model: TinyModel, voices: dict[str, Path], cached: Path, tmp_path: Path

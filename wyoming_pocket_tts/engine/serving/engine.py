@@ -153,6 +153,7 @@ class Engine:
             model, tuning = retuned(loaded.tuning, result)
             self.models.retune(loaded, model, tuning)
             log_speed_verdict(tuning)
+            self._warm_voices(loaded)
 
     def _switch(self, loaded: LoadedModel) -> None:
         """Serve `loaded` on its graphs once their export has finished (timed first); for
@@ -189,6 +190,21 @@ class Engine:
             export.runs,
         )
         log_speed_verdict(switched[1])
+        self._warm_voices(loaded)
+
+    def _warm_voices(self, loaded: LoadedModel) -> None:
+        """Make a retuned model's first voices again (its voice states start over when the
+        runtime or precision changed), while idle: on the graphs a voice not saved for them is
+        a child process's work, which the next request would otherwise wait for. A request
+        arriving stops it between voices; a voice that fails is logged, and its request says."""
+        specs = self._catalog.voices_of(loaded.settings.code)[: self.settings.voice_cache_size]
+        for spec in specs:
+            if self.scheduler.arrived.is_set():
+                return
+            try:
+                loaded.voices.get(spec)
+            except Exception as error:
+                _LOGGER.warning("Voice %s cannot be loaded: %s", spec.name, error)
 
     def _is_warm(self, request: SpeechRequest) -> bool:
         """Its model is loaded (or known to fail) and its voice state cached: no switch cost."""
