@@ -41,7 +41,16 @@ def quantized_graph(path: Path, target: Path) -> None:
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     graph = onnx.load(str(path), load_external_data=False).graph
-    chosen = [
+    chosen = transformer_layers(graph)
+    del graph  # the weights too, where they are in the file (graphs exported before 0.7)
+    with _lean_quantizer():
+        quantize_dynamic(path, target, nodes_to_quantize=chosen, weight_type=QuantType.QInt8)
+
+
+def transformer_layers(graph: Any) -> list[str]:
+    """The names of `graph`'s MatMuls that are linear layers of a transformer (the LM's, Mimi's
+    decoder's): the nodes `quantized_graph` quantises."""
+    return [
         node.name
         for node in graph.node
         if node.op_type == "MatMul"
@@ -50,9 +59,6 @@ def quantized_graph(path: Path, target: Path) -> None:
             for prop in node.metadata_props
         )
     ]
-    del graph  # the weights too, where they are in the file (graphs exported before 0.7)
-    with _lean_quantizer():
-        quantize_dynamic(path, target, nodes_to_quantize=chosen, weight_type=QuantType.QInt8)
 
 
 @contextlib.contextmanager
