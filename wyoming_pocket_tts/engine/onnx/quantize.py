@@ -6,6 +6,8 @@ ONNX Runtime's `quantize_dynamic` copies the whole model twice to refresh its sh
 information (`ONNXQuantizer`: a deep copy saved and loaded again): at `english` shapes the LM's
 quantisation peaked at 1,195 MiB. `_lean_shape_inference` infers the same shapes from the graph
 without its weights and writes them into the model itself: 650 MiB (2026-12-02, 2-vCPU host).
+ONNX Runtime's block-wise `MatMulNBits` (8-bit and 4-bit) was measured against this one scale
+per tensor and not kept: slower and barely finer here (docs/performance.md, "Block-wise int8").
 """
 
 from __future__ import annotations
