@@ -6,6 +6,8 @@ ONNX Runtime's `quantize_dynamic` copies the whole model twice to refresh its sh
 information (`ONNXQuantizer`: a deep copy saved and loaded again): at `english` shapes the LM's
 quantisation peaked at 1,195 MiB. `_lean_shape_inference` infers the same shapes from the graph
 without its weights and writes them into the model itself: 650 MiB (2026-12-02, 2-vCPU host).
+ONNX Runtime's block-wise `MatMulNBits` (8-bit and 4-bit) was measured against this one scale
+per tensor and not kept: slower and barely finer here (docs/performance.md, "Block-wise int8").
 """
 
 from __future__ import annotations
@@ -41,7 +43,16 @@ def quantized_graph(path: Path, target: Path) -> None:
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     graph = onnx.load(str(path), load_external_data=False).graph
-    chosen = [
+    chosen = transformer_layers(graph)
+    del graph  # the weights too, where they are in the file (graphs exported before 0.7)
+    with _lean_quantizer():
+        quantize_dynamic(path, target, nodes_to_quantize=chosen, weight_type=QuantType.QInt8)
+
+
+def transformer_layers(graph: Any) -> list[str]:
+    """The names of `graph`'s MatMuls that are linear layers of a transformer (the LM's, Mimi's
+    decoder's): the nodes `quantized_graph` quantises."""
+    return [
         node.name
         for node in graph.node
         if node.op_type == "MatMul"
@@ -50,9 +61,6 @@ def quantized_graph(path: Path, target: Path) -> None:
             for prop in node.metadata_props
         )
     ]
-    del graph  # the weights too, where they are in the file (graphs exported before 0.7)
-    with _lean_quantizer():
-        quantize_dynamic(path, target, nodes_to_quantize=chosen, weight_type=QuantType.QInt8)
 
 
 @contextlib.contextmanager
