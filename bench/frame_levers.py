@@ -127,3 +127,34 @@ def main(argv: list[str]) -> None:
 
 if __name__ == "__main__":
     main(sys.argv[1:])
+
+
+def stage_times(folder: Path, int8: bool, rounds: int = 8, calls: int = 40) -> dict[str, float]:
+    """Median ms of one LM frame (`lm.run`, one step) and one Mimi frame (`mimi.decode`), with
+    the runners' `reuse` on and off, alternating blocks of `calls` in one process, one thread."""
+    import numpy as np
+
+    from wyoming_pocket_tts.engine.onnx.voice_arrays import lm_caches, request_slots
+
+    model = LeanModel(folder, ModelSettings(model=None, config=None), int8, 1)
+    tokens = model.tokenizer.encode(LONG_TEXT)
+    lm, mimi = model.lm, model.mimi
+    noise = np.zeros((1, lm.ldim), np.float32)
+    embedding = model.frame.embed(np.full((1, 1, lm.ldim), np.nan, np.float32))
+    latent = np.zeros((1, 1, lm.ldim), np.float32)
+    times: dict[str, list[float]] = {}
+    for order in interleaved([True, False], rounds):
+        for reuse in order:
+            lm.reuse = mimi.reuse = reuse
+            slots = lm.cache_slots(request_slots(0, len(tokens), model.longest(len(tokens))))
+            caches = lm_caches(model.empty_state(), model.graphs.lm_names, slots)
+            lm.run(caches, 0, np.asarray(model.table[tokens], np.float32)[None], noise)
+            state = mimi.new_state()
+            for i in range(calls):
+                started = time.perf_counter()
+                lm.run(caches, len(tokens) + i, embedding, noise)
+                middle = time.perf_counter()
+                mimi.decode(state, latent)
+                times.setdefault(f"lm reuse={reuse}", []).append(middle - started)
+                times.setdefault(f"mimi reuse={reuse}", []).append(time.perf_counter() - middle)
+    return {name: statistics.median(t) * 1000 for name, t in times.items()}

@@ -151,3 +151,12 @@ def test_reused_bindings_give_the_audio_of_fresh_ones(
     expected = speak(fresh, state, "Turn on the lights.", 20)
     assert np.array_equal(speak(reused, state, "Turn on the lights.", 20), expected)
     assert reused.lm.grown >= 1
+
+
+def test_the_sessions_threads_do_not_spin(graphs: Path) -> None:
+    """The LM's and Mimi's sessions are made with spinning off (measured: a spinning LM pool
+    takes the core Mimi's stage needs)."""
+    model = loop_model(graphs)
+    for runner in (model.lm, model.mimi):
+        options = runner.session.get_session_options()
+        assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
