@@ -150,8 +150,9 @@ class LeanSide:
     def _prompted(self) -> tuple[list[np.ndarray], int]:
         """Fresh LM caches after `LONG_TEXT`'s prompt (no voice), and their offset."""
         model = self.model
-        caches = lm_caches(model.empty_state(), model.graphs.lm_names, model.lm.slots)
         tokens = model.tokenizer.encode(LONG_TEXT)
+        slots = model.lm.cache_slots(len(tokens) + model.longest(len(tokens)))
+        caches = lm_caches(model.empty_state(), model.graphs.lm_names, slots)
         prompt = np.asarray(model.table[tokens], np.float32)[None]
         model.lm.run(caches, 0, prompt, self._noise())
         return caches, len(tokens)

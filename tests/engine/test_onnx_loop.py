@@ -1,13 +1,13 @@
 """The graphs' own generation loop (`onnx.loop.GraphSpeech`): pocket-tts's audio without torch.
 
-The module exports the endless model's graphs once, in this process (`graphs`, about 25 s here
-beside other runs; int8 quantised from them), and reads them with the loop, which uses numpy and
-ONNX Runtime only. Its audio is compared with pocket-tts's own `generate_audio_stream` on the
-same weights, with the same noise: the test hands the loop a noise source that draws as
-pocket-tts does, from torch's generator seeded alike (`torch_noise`), so temperature 0.7 gives
-sample-for-sample the same audio. The slim model is the endless one with end of speech on: the
-same weights (checked), so the same graphs with the slim config's EOS threshold in
-`speech.json` (`with_eos`).
+The module exports the endless model's graphs once, in this process (`graphs`, a fixture of
+`tests/engine/conftest.py`, about 25 s here beside other runs; int8 quantised from them), and
+reads them with the loop, which uses numpy and ONNX Runtime only. Its audio is compared with
+pocket-tts's own `generate_audio_stream` on the same weights, with the same noise: the test
+hands the loop a noise source that draws as pocket-tts does, from torch's generator seeded alike
+(`torch_noise`), so temperature 0.7 gives sample-for-sample the same audio. The slim model is
+the endless one with end of speech on: the same weights (checked), so the same graphs with the
+slim config's EOS threshold in `speech.json` (`with_eos`).
 """
 
 from __future__ import annotations
@@ -25,16 +25,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from pocket_tts import TTSModel, export_model_state
+from pocket_tts import TTSModel
 from pocket_tts.models.text_chunking import split_into_best_sentences as pocket_split
 from pocket_tts.modules.text_conditioner import JsonTokenizer
 
 from testkit.model_factory import SAMPLES_PER_FRAME, TinyModel, cached_tokenizer, expected_frames
-from wyoming_pocket_tts.engine.onnx import cache as runtime
 from wyoming_pocket_tts.engine.onnx.graphs import Graphs
 from wyoming_pocket_tts.engine.onnx.loop import GraphSpeech, numpy_noise
 from wyoming_pocket_tts.engine.onnx.text_prompt import Tokenizer, split_into_best_sentences
-from wyoming_pocket_tts.engine.onnx.voice_arrays import CacheFull, read_state, write_state
+from wyoming_pocket_tts.engine.onnx.voice_arrays import (
+    LM_SLOTS,
+    CacheFull,
+    read_state,
+    write_state,
+)
 from wyoming_pocket_tts.engine.speech import generation, samples
 from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT
 
@@ -60,14 +64,6 @@ TEXTS = [
 
 
 @pytest.fixture(scope="module")
-def graphs(endless_model: TinyModel, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The endless model's graphs, fp32 and int8, with the loop's files."""
-    folder = tmp_path_factory.mktemp("loop-graphs") / "graphs"
-    assert runtime.prepare_graphs(endless_model.load(), folder, True).has_int8
-    return folder
-
-
-@pytest.fixture(scope="module")
 def with_eos(
     graphs: Path,
     endless_model: TinyModel,
@@ -83,16 +79,6 @@ def with_eos(
     speech["eos_threshold"] = slim_model.load().eos_threshold
     (folder / "speech.json").write_text(json.dumps(speech))
     return folder
-
-
-@pytest.fixture(scope="module")
-def voice_file(
-    endless_model: TinyModel, voices: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
-) -> Path:
-    """Voice a's state as pocket-tts saves it (`export_model_state`)."""
-    path = tmp_path_factory.mktemp("loop-voice") / "a.safetensors"
-    export_model_state(endless_model.load().get_state_for_audio_prompt(voices["a"]), path)
-    return path
 
 
 def torch_noise(shape: tuple[int, ...], temperature: float, clamp: float | None) -> np.ndarray:
@@ -269,7 +255,8 @@ def test_a_generation_past_the_cache_is_a_clear_error(graphs: Path) -> None:
     """A voice and text longer than the LM's cache (1,000 steps): `CacheFull` reaches the caller
     from the LM's thread, which is gone."""
     model = loop_model(graphs)
-    heads, slots, dim = model.lm.cache_shape
+    heads, dim = model.lm.cache_shape
+    slots = LM_SLOTS
     used = slots - 5  # the text's prompt alone does not fit
     cache = np.zeros((2, 1, used, heads, dim), np.float32)
     state = {n: {"offset": np.full(1, used), "cache": cache} for n in model.graphs.lm_names}

@@ -8,8 +8,9 @@ their class, like `equivalents`) but keeps K and V apart, each in a fixed number
 updated in place with `index_copy_` at `(offset + step) % slots`. Which position a slot holds
 follows from the offset alone, so the mask is tensor arithmetic and nothing reads a tensor's
 value on the host:
-- the flow LM attends to everything before (no `context`): its cache is fixed-size, `LM_SLOTS`
-  unless a longer prompt asks for more, and never wraps;
+- the flow LM attends to everything before (no `context`): its cache never wraps, and its
+  exported graph takes any number of slots (`LM_SLOTS` when traced): the serving loop passes a
+  cache sized to the request (`voice_arrays.request_slots`), and attention reads only those;
 - Mimi's decoder transformer attends to the last `context` steps: its cache is circular, with
   `context` slots (250 at `english` shapes).
 Each call attends over the cache and its own steps, then writes them (a call longer than the
@@ -31,15 +32,14 @@ from typing import TYPE_CHECKING
 import torch
 from pocket_tts.modules.attention import StreamingMultiheadAttention
 
-from .voice_arrays import CacheFull
+from .voice_arrays import LM_SLOTS, CacheFull
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
     from pocket_tts.modules.stateful_module import ModelState
 
-LM_SLOTS = 1000
-"""Slots of the flow LM's fixed cache: a 30 s voice prompt (375 steps), a 50-token text piece
-and its longest generation (234 frames) take about 660."""
+MAX_SLOTS = 16384
+"""The most slots an exported LM graph's caches may have (the exporter's bound on the axis)."""
 
 
 class ExportableAttention(StreamingMultiheadAttention):
@@ -93,8 +93,12 @@ class ExportableAttention(StreamingMultiheadAttention):
         q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)  # (b, heads, t, d)
         positions = offset + torch.arange(t, device=query.device, dtype=torch.long)
         # The position each slot holds before this call: the latest written there (< 0: none).
-        last = offset - 1
-        held = last - torch.remainder(last - torch.arange(slots, device=query.device), slots)
+        index = torch.arange(slots, device=query.device)
+        if self.context is None:  # never wraps: slot i holds position i once written (any size)
+            held = torch.where(index < offset, index, -1)
+        else:
+            last = offset - 1
+            held = last - torch.remainder(last - index, slots)
         x = self._softmax_sums(q, (cache_k, k), (cache_v, v), positions, held)
         if _tracing():
             state["k_new"], state["v_new"] = k, v

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
 _LOGGER = logging.getLogger(__name__)
 
-GRAPHS_VERSION = 4
+GRAPHS_VERSION = 5
 """Of the export's code (`onnx.export`, `onnx.attention`): a change exports again."""
 _FOLDER = "graphs"
 _PACKAGES = ("pocket-tts", "torch", "onnx", "onnxruntime")

@@ -10,7 +10,9 @@ state is a graph input and the matching output:
   into a graph input; measured at `english` shapes, 67 of 210 ms per LM step.)
 - Mimi's small convolution states are inputs, and their next values outputs.
 The flow LM's graph takes any number of steps, so a prompt (a sentence's text, a voice's audio)
-runs in it as a frame does; its noise comes from the host (pocket-tts's sampling). int8 is ONNX
+runs in it as a frame does, and caches of any number of slots: a request's are sized to what it
+needs (`onnx.voice_arrays.request_slots`), and attention reads only those, not `LM_SLOTS`;
+its noise comes from the host (pocket-tts's sampling). int8 is ONNX
 Runtime's dynamic quantisation of the transformers' linear layers (`quantized`). Beside them,
 for the torch-free loop (`onnx.loop`): a frame's latent to the LM's input (`FrameIn`, a third
 graph), the text table as an array, the tokenizer's file and the loop's settings (`speech.json`).
@@ -33,7 +35,7 @@ from pocket_tts.models.flow_lm import drifting_decode, lsd_decode, ot_decode, po
 from pocket_tts.modules.stateful_module import StatefulModule, init_states
 
 from ...host import release_freed_memory
-from .attention import LM_SLOTS, ExportableAttention
+from .attention import LM_SLOTS, MAX_SLOTS, ExportableAttention
 from .graphs import FRAME, LM, MIMI, SPEECH, TEXT_EMBEDDINGS, Graphs
 
 if TYPE_CHECKING:
@@ -162,10 +164,11 @@ def export(model: TTSModel, folder: Path) -> Graphs:
         lm_caches = [lm_state[n][key] for n in lm_names for key in ("k", "v")]
         cache_names = [f"c{i}" for i in range(len(lm_caches))]
         steps = torch.export.Dim("steps", min=1, max=LM_SLOTS)
+        slots = torch.export.Dim("slots", min=2, max=MAX_SLOTS)
         _export(lm_step, (torch.zeros(1, 8, dim), torch.zeros(1, ldim), offset, lm_caches),
                 folder / LM, ["embeddings", "noise", "offset", *cache_names],
                 ["next_latent", "eos", *[f"{n}_new" for n in cache_names]],
-                dynamic_shapes=({1: steps}, None, None, [None] * len(lm_caches)))  # fmt: skip
+                dynamic_shapes=({1: steps}, None, None, [{2: slots}] * len(lm_caches)))  # fmt: skip
         del lm_step, lm_state, lm_caches, model.flow_lm
         release_freed_memory()
     graphs = Graphs(folder, lm_names, conv_names, mimi_attention)

@@ -6,10 +6,11 @@ nor pocket-tts: it reimplements `TTSModel.generate_audio_stream`'s orchestration
 (`onnx.export`): the frame's input (`frame.onnx`), the flow LM (`lm.onnx`) and Mimi's decoder
 (`mimi.onnx`); the text table is the conditioner's, saved as an array. As in pocket-tts:
 - the text is cut into chunks of at most 50 tokens and each is prepared (`onnx.text_prompt`);
-- per chunk, the voice state's caches are copied (the state is left as it was), the text prompt
-  runs, then frames until end of speech: EOS is honoured from frame 6, and the model's
-  recommended frames after it (else 1 + 2, or 3 + 2 for up to four words) are still spoken;
-  at most `ceil((tokens / 3 + 2) * frame rate)` frames;
+- per chunk, the voice state's caches are copied into caches sized to the chunk (the voice's
+  steps, the prompt's and its longest generation: attention reads no more), the state left as
+  it was; the text prompt runs, then frames until end of speech: EOS is honoured from frame 6,
+  and the model's recommended frames after it (else 1 + 2, or 3 + 2 for up to four words)
+  are still spoken; at most `ceil((tokens / 3 + 2) * frame rate)` frames;
 - every LM call draws its noise (the prompt's too): N(0, temperature), truncated at
   `noise_clamp` when the config sets one;
 - the LM runs in a thread of its own while the caller's thread decodes Mimi frames as they come
@@ -34,7 +35,14 @@ from .graphs import Graphs
 from .loop_settings import LoopSettings
 from .runners import FrameRunner, LMRunner, MimiRunner
 from .text_prompt import Tokenizer, prepare_text_prompt, split_into_best_sentences
-from .voice_arrays import ArrayState, empty_state, lm_caches, offset_of, read_state
+from .voice_arrays import (
+    ArrayState,
+    empty_state,
+    lm_caches,
+    offset_of,
+    read_state,
+    request_slots,
+)
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -87,7 +95,7 @@ class GraphSpeech:
 
     def empty_state(self) -> ArrayState:
         """The state of no voice prompt (`init_states` of the flow LM, nothing read)."""
-        heads, _, dim = self.lm.cache_shape
+        heads, dim = self.lm.cache_shape
         return empty_state(self.graphs.lm_names, heads, dim)
 
     def generate_audio_stream(
@@ -123,12 +131,10 @@ class GraphSpeech:
         latents: queue.Queue[np.ndarray | BaseException | None] = queue.Queue()
         left = threading.Event()  # the caller left the stream: the LM stops too
         names = self.graphs.lm_names
-        caches = lm_caches(state, names, self.lm.slots)
         offset = offset_of(state, names)
-        frames = math.ceil(
-            (len(tokens) / self.settings.tokens_per_second + self.settings.padding_seconds)
-            * self.settings.frame_rate
-        )
+        frames = self.longest(len(tokens))
+        slots = self.lm.cache_slots(request_slots(offset, len(tokens), frames))
+        caches = lm_caches(state, names, slots)
         worker = threading.Thread(
             target=self._frames,
             args=(caches, offset, tokens, frames, frames_after_eos, latents, (stop, left)),
@@ -140,6 +146,12 @@ class GraphSpeech:
         finally:
             left.set()
             worker.join()
+
+    def longest(self, tokens: int) -> int:
+        """The most frames a text piece of `tokens` tokens generates (pocket-tts's bound)."""
+        settings = self.settings
+        seconds = tokens / settings.tokens_per_second + settings.padding_seconds
+        return math.ceil(seconds * settings.frame_rate)
 
     def _frames(
         self, caches: list[np.ndarray], offset: int, tokens: list[int], frames: int,

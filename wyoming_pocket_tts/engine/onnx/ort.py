@@ -7,7 +7,8 @@ from typing import Any
 
 
 def session(path: Path, threads: int) -> Any:
-    """An ONNX Runtime CPU session of `path` on `threads` intra-op threads, run in sequence."""
+    """An ONNX Runtime CPU session of `path` on `threads` intra-op threads (not spinning), run
+    in sequence."""
     import onnxruntime as ort
 
     options = ort.SessionOptions()
@@ -16,4 +17,8 @@ def session(path: Path, threads: int) -> Any:
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     options.log_severity_level = 3  # errors only: its optimiser's notes are not ours to act on
+    # Idle intra-op threads sleep instead of spinning: the LM and Mimi run at once on their own
+    # threads, and a spinning pool takes the core the other stage needs (the LM on 2 threads:
+    # 1.6x the frame time with spinning on this 2-core host; docs/performance.md).
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])

@@ -1,13 +1,16 @@
 """The exported graphs (`onnx.export`) run on numpy arrays in ONNX Runtime, without torch.
 
-A request's caches stay where they are: each run binds them as inputs (IO binding, read in
-place) and writes the K and V rows the graph returns at the offset, as `ExportableAttention`
-(`onnx.attention`) writes them in torch. Mimi's small convolution states are copied back from
+A request's caches stay where they are: they are bound as inputs (IO binding, read in place),
+and the K and V rows the graph returns are written at the offset, as `ExportableAttention`
+(`onnx.attention`) writes them in torch. A request's frames reuse one binding and its buffers
+(the LM's per thread and caches, Mimi's two per state): a frame copies its inputs into bound
+buffers and binds nothing new. Mimi's small convolution states are copied back from
 the graph's outputs.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .ort import session
-from .voice_arrays import CacheFull
+from .voice_arrays import LM_SLOTS, CacheFull
 
 
 def _bind(binding: Any, name: str, array: np.ndarray, output: bool = False) -> None:
@@ -48,40 +51,94 @@ class FrameRunner:
 
 
 class LMRunner:
-    """The flow LM's graph: the next latent and EOS logit after some steps, on fixed caches."""
+    """The flow LM's graph: the next latent and EOS logit after some steps, on a request's
+    caches (their slot axis is dynamic: sized to the request, grown if it runs longer)."""
 
     def __init__(self, path: Path, threads: int) -> None:
         self.session = session(path, threads)
         inputs = self.session.get_inputs()
         self.ldim = int(inputs[1].shape[-1])
-        self.cache_shape = tuple(int(n) for n in inputs[3].shape[1:])
-        """(heads, slots, dim per head) of each K and V cache: static in the exported graph."""
-        self.slots = self.cache_shape[1]
-        """Steps the caches hold (`attention.LM_SLOTS`)."""
+        _, heads, slots, dim = inputs[3].shape
+        self.cache_shape = (int(heads), int(dim))
+        """(heads, dim per head) of each K and V cache (1, heads, slots, dim)."""
+        self.slots: int | None = slots if isinstance(slots, int) else None
+        """The caches' slots where the graph fixes them (graphs of an older export), else None."""
+        self.grown = 0
+        """Caches grown because a request ran past its allocation (`request_slots`)."""
+        self.reuse = True
+        """Frames reuse their thread's binding and buffers (False: new ones per run)."""
+        self._local = threading.local()
+
+    def cache_slots(self, needed: int) -> int:
+        """The slots to allocate for a request that needs `needed` (at most `LM_SLOTS`)."""
+        return self.slots if self.slots is not None else min(needed, LM_SLOTS)
 
     def run(
         self, caches: list[np.ndarray], offset: int, embeddings: np.ndarray, noise: np.ndarray
     ) -> tuple[np.ndarray, np.float32]:
         """The next latent (1, 1, ldim) and the EOS logit after `embeddings` (1, steps, dim),
-        their K and V written into `caches` from `offset` on (CacheFull past the end)."""
+        their K and V written into `caches` from `offset` on: `caches` (a request's list) are
+        replaced by larger ones if they are too short, up to `LM_SLOTS` (CacheFull past it)."""
         steps = embeddings.shape[1]
-        if offset + steps > self.slots:
-            raise CacheFull(f"the attention cache holds {self.slots} steps, step {offset} asked")
-        binding = self.session.io_binding()
-        latent, eos = np.empty((1, self.ldim), np.float32), np.empty((1, 1), np.float32)
-        at = np.full(1, offset, np.int64)
-        embeddings = np.ascontiguousarray(embeddings, np.float32)
-        noise = np.ascontiguousarray(noise, np.float32).reshape(1, self.ldim)
-        for name, array in (("embeddings", embeddings), ("noise", noise), ("offset", at)):
-            _bind(binding, name, array)
-        _bind(binding, "next_latent", latent, output=True)
-        _bind(binding, "eos", eos, output=True)
-        rows = _rows(caches, steps)
-        _bind_caches(binding, caches, rows)
-        self.session.run_with_iobinding(binding)
-        for cache, new in zip(caches, rows, strict=True):
-            cache[:, :, offset : offset + steps] = new
-        return latent.reshape(1, 1, self.ldim), eos[0, 0]
+        end = offset + steps
+        if end > caches[0].shape[2]:
+            limit = self.slots or LM_SLOTS
+            if end > limit:
+                raise CacheFull(f"the attention cache holds {limit} steps, step {offset} asked")
+            _grow(caches, offset, min(limit, max(end, 2 * caches[0].shape[2])))
+            self.grown += 1
+        if steps == 1 and self.reuse:
+            bound = self._frame_binding(caches, embeddings.shape[-1])
+        else:
+            bound = _LMBinding(self.session, caches, steps, embeddings.shape[-1], self.ldim)
+        np.copyto(bound.embeddings, embeddings.reshape(bound.embeddings.shape))
+        np.copyto(bound.noise, noise.reshape(bound.noise.shape))
+        bound.offset[0] = offset
+        self.session.run_with_iobinding(bound.binding)
+        for cache, new in zip(caches, bound.rows, strict=True):
+            cache[:, :, offset:end] = new
+        return bound.latent.reshape(1, 1, self.ldim).copy(), bound.eos[0, 0]
+
+    def _frame_binding(self, caches: list[np.ndarray], dim: int) -> _LMBinding:
+        """This thread's binding of one-step runs on `caches`, made again when they change
+        (a new request's, or grown): a request's frames bind nothing new."""
+        key = tuple((cache.ctypes.data, cache.shape) for cache in caches)
+        bound: _LMBinding | None = getattr(self._local, "bound", None)
+        if bound is None or bound.key != key:
+            bound = _LMBinding(self.session, caches, 1, dim, self.ldim)
+            self._local.bound = bound
+        return bound
+
+
+class _LMBinding:
+    """An IO binding of the LM's graph on a request's caches, with its own input and output
+    buffers (bound by address: a run copies its inputs into them)."""
+
+    def __init__(
+        self, session: Any, caches: list[np.ndarray], steps: int, dim: int, ldim: int
+    ) -> None:
+        self.key = tuple((cache.ctypes.data, cache.shape) for cache in caches)
+        self.binding = session.io_binding()
+        self.embeddings = np.empty((1, steps, dim), np.float32)
+        self.noise = np.empty((1, ldim), np.float32)
+        self.offset = np.zeros(1, np.int64)
+        self.latent, self.eos = np.empty((1, ldim), np.float32), np.empty((1, 1), np.float32)
+        for name, array in (
+            ("embeddings", self.embeddings), ("noise", self.noise), ("offset", self.offset)
+        ):  # fmt: skip
+            _bind(self.binding, name, array)
+        _bind(self.binding, "next_latent", self.latent, output=True)
+        _bind(self.binding, "eos", self.eos, output=True)
+        self.rows = _rows(caches, steps)
+        _bind_caches(self.binding, caches, self.rows)
+
+
+def _grow(caches: list[np.ndarray], written: int, slots: int) -> None:
+    """Replace each of `caches` by one of `slots` slots holding its first `written` steps."""
+    for i, cache in enumerate(caches):
+        larger = np.zeros((*cache.shape[:2], slots, cache.shape[3]), cache.dtype)
+        larger[:, :, :written] = cache[:, :, :written]
+        caches[i] = larger
 
 
 @dataclass
@@ -93,6 +150,9 @@ class MimiState:
     offset: int = 0
     outs: list[np.ndarray] = field(default_factory=list)
     """Buffers for the convolution states' next values."""
+    bindings: list[_MimiBinding] = field(default_factory=list)
+    """Its two IO bindings (the convolution states alternate with `outs`), made at its first
+    two frames."""
 
 
 class MimiRunner:
@@ -107,6 +167,8 @@ class MimiRunner:
         self._caches = [tuple(int(n) for n in i.shape) for i in inputs if i.name.startswith("c")]
         self.samples = [int(n) for n in self.session.get_outputs()[0].shape]
         """The shape of one frame's audio (1, 1, samples): static in the exported graph."""
+        self.reuse = True
+        """A state's frames reuse its two bindings and buffers (False: new ones per run)."""
 
     def new_state(self) -> MimiState:
         """A fresh state: zeros, as pocket-tts's `init_states` makes Mimi's decoder's."""
@@ -116,23 +178,41 @@ class MimiRunner:
 
     def decode(self, state: MimiState, latent: np.ndarray) -> np.ndarray:
         """The audio (samples,) of one frame's scaled `latent` (1, 1, ldim); `state` advanced."""
-        binding = self.session.io_binding()
-        audio = np.empty(self.samples, np.float32)
-        latent = np.ascontiguousarray(latent, np.float32)  # held until the run: bound by address
-        at = np.full(1, state.offset, np.int64)
-        _bind(binding, "latent", latent)
-        _bind(binding, "offset", at)
-        _bind(binding, "audio", audio, output=True)
-        for i, (conv, out) in enumerate(zip(state.convs, state.outs, strict=True)):
-            _bind(binding, f"s{i}", conv)
-            _bind(binding, f"s{i}_out", out, output=True)
-        rows = _rows(state.caches, self.steps)
-        _bind_caches(binding, state.caches, rows)
-        self.session.run_with_iobinding(binding)
+        if self.reuse and len(state.bindings) == 2:
+            bound = state.bindings[state.offset // self.steps % 2]
+        else:
+            bound = _MimiBinding(self.session, state, self.steps, self.samples, latent.shape)
+            if self.reuse:
+                state.bindings.append(bound)
+        np.copyto(bound.latent, latent.reshape(bound.latent.shape))
+        bound.offset[0] = state.offset
+        self.session.run_with_iobinding(bound.binding)
         slots = state.caches[0].shape[2] if state.caches else 1
         where = np.arange(state.offset, state.offset + self.steps) % slots
-        for cache, new in zip(state.caches, rows, strict=True):
+        for cache, new in zip(state.caches, bound.rows, strict=True):
             cache[:, :, where] = new
         state.convs, state.outs = state.outs, state.convs
         state.offset += self.steps
-        return audio.reshape(-1)
+        return bound.audio.reshape(-1).copy()
+
+
+class _MimiBinding:
+    """An IO binding of Mimi's graph on a state's caches and its convolution states as they
+    are at this frame (`convs` in, `outs` out: the next frame has them swapped)."""
+
+    def __init__(
+        self, session: Any, state: MimiState, steps: int, samples: list[int],
+        latent: tuple[int, ...],
+    ) -> None:  # fmt: skip
+        self.binding = session.io_binding()
+        self.latent = np.empty(latent, np.float32)
+        self.offset = np.zeros(1, np.int64)
+        self.audio = np.empty(samples, np.float32)
+        _bind(self.binding, "latent", self.latent)
+        _bind(self.binding, "offset", self.offset)
+        _bind(self.binding, "audio", self.audio, output=True)
+        for i, (conv, out) in enumerate(zip(state.convs, state.outs, strict=True)):
+            _bind(self.binding, f"s{i}", conv)
+            _bind(self.binding, f"s{i}_out", out, output=True)
+        self.rows = _rows(state.caches, steps)
+        _bind_caches(self.binding, state.caches, self.rows)
