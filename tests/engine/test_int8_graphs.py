@@ -29,7 +29,6 @@ from bench.onnx_spike import (
     torch_outputs,
 )
 from testkit.model_factory import TinyModel
-from wyoming_pocket_tts.engine.onnx import cache as runtime
 from wyoming_pocket_tts.engine.onnx import quantize
 from wyoming_pocket_tts.engine.onnx.graphs import Graphs
 from wyoming_pocket_tts.engine.onnx.lean import LeanModel
@@ -44,14 +43,6 @@ FP32_LATENT = 1e-5
 """Below this the latent did not move: the graphs were not int8 (fp32 graphs: about 1e-6)."""
 
 Drift = dict[str, float]
-
-
-@pytest.fixture(scope="module")
-def graphs(endless_model: TinyModel, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The endless model's graphs, fp32 and int8 as the export makes them."""
-    folder = tmp_path_factory.mktemp("int8-graphs") / "graphs"
-    assert runtime.prepare_graphs(endless_model.load(), folder, True).has_int8
-    return folder
 
 
 @pytest.fixture(scope="module")
