@@ -27,6 +27,7 @@ from testkit.model_factory import TinyModel, write_voice_wav
 from testkit.support import ServerProcess, differing_samples, synthesize
 from testkit.zygote import FORK_ENV
 from tests.conftest import model_args
+from tests.studio_support import CHROMIUM, CHROMIUM_ARGS, need_chromium
 from wyoming_pocket_tts.engine.chunking import chunks
 from wyoming_pocket_tts.engine.onnx import cache as runtime
 from wyoming_pocket_tts.engine.onnx.lean import LeanModel
@@ -65,6 +66,24 @@ def lean_args(model: TinyModel, voices: dict[str, Path], data: Path, *extra: str
     return [*model_args(model, voices), "--runtime", "onnx", "--data-dir", str(data), *extra]
 
 
+async def status_row(url: str) -> str:
+    """The studio status tab's model row, as chromium shows it once it names the runtime."""
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = await browser.new_page()
+            await page.goto(url)
+            await page.wait_for_selector("body[data-ready='1']")
+            await page.click("nav button[data-tab='status']")
+            row = page.locator("#status-models tbody tr").first
+            await row.get_by_text("ONNX Runtime", exact=False).wait_for(timeout=30_000)
+            return await row.inner_text()
+        finally:
+            await browser.close()
+
+
 def reply_audio(server: ServerProcess, voice: str, text: str = TEXT) -> bytes:
     reply = asyncio.run(synthesize(server.port, text, voice))
     assert not reply.errors, reply.errors
@@ -79,6 +98,7 @@ def test_a_cached_start_serves_a_cloned_voice_without_torch_in_the_process(
     """int8 graphs cached: the model loads on them alone, the voice prompt is encoded by a child
     process, a reply is served, the studio's status says so, and at exit neither torch nor
     pocket-tts was ever imported."""
+    need_chromium()
     data = tmp_path / "data"
     shutil.copytree(cached, data)
     args = lean_args(slim_model, {"a": voices["a"]}, data, "--quantize", "on", "--http-port", "0")
@@ -87,10 +107,13 @@ def test_a_cached_start_serves_a_cloned_voice_without_torch_in_the_process(
         reply_audio(server, "a")
         http = re.search(r"HTTP API on http://[^:]+:(\d+)", server.log)
         assert http, server.log
-        with urlopen(f"http://127.0.0.1:{http.group(1)}/studio/api/status", timeout=10) as page:
+        base = f"http://127.0.0.1:{http.group(1)}/"
+        with urlopen(base + "studio/api/status", timeout=10) as page:
             [model] = json.load(page)["models"]
+        row = asyncio.run(status_row(base))
         assert server.stop() == 0
     assert (model["runtime"], model["quantized"], model["without_torch"]) == ("onnx", True, "now")
+    assert "on ONNX Runtime (int8), without torch" in row and "next start" not in row, row
     log = server.log
     assert LEAN in log and "(onnx int8," in log, log
     assert re.search(r"encoding of voice a runs in a separate process \(pid \d+\)", log), log
