@@ -21,6 +21,7 @@ import time
 from dataclasses import replace
 from itertools import islice
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -249,6 +250,38 @@ def test_a_stream_left_early_stops_its_thread(graphs: Path) -> None:
     stream.close()  # type: ignore[attr-defined]
     assert not [t for t in threading.enumerate() if t.name == "graph-lm"]
     assert len(runs) <= ran + 1
+
+
+def test_the_first_frame_is_heard_before_the_lm_runs_on(graphs: Path) -> None:
+    """The listener waits for the first frame: the LM's prompt run (with the first frame)
+    comes first, then the LM waits until Mimi has decoded that frame, so the two do not share
+    a busy host's cores at that moment (Mimi slowed here to make a race visible); from then
+    on the LM runs ahead of Mimi."""
+    model = loop_model(graphs)
+    events: list[str] = []
+    run, decode = model.lm.run, model.mimi.decode
+
+    def recorded_run(caches: Any, offset: int, embeddings: np.ndarray, noise: Any) -> Any:
+        events.append(f"lm {embeddings.shape[1]}")
+        return run(caches, offset, embeddings, noise)
+
+    def slow_decode(state: Any, latent: np.ndarray) -> np.ndarray:
+        time.sleep(0.2)
+        audio = decode(state, latent)
+        events.append("decoded")
+        return audio
+
+    model.lm.run = recorded_run  # type: ignore[method-assign]
+    model.mimi.decode = slow_decode  # type: ignore[method-assign]
+    stop = threading.Event()
+    with generation(model, model.empty_state(), LONG_TEXT, stop) as stream:
+        for _ in islice(stream, 2):
+            pass
+        stop.set()
+    first, *rest = events
+    assert first.startswith("lm ") and int(first[3:]) > 1, events[:6]  # its text and frame 1
+    assert rest[:2] == ["decoded", "lm 1"], events[:6]
+    assert rest[1:3] == ["lm 1", "lm 1"], events[:6]  # then ahead of Mimi's second frame
 
 
 def test_a_generation_past_the_cache_is_a_clear_error(graphs: Path) -> None:

@@ -54,7 +54,8 @@ class Recorded:
         model.lm.run = recorded  # type: ignore[method-assign]
 
     def pieces(self) -> list[list[tuple[int, int, int]]]:
-        """The runs by text piece: each starts with its prompt (more than one step)."""
+        """The runs by text piece: each starts with its prompt and first frame (more than one
+        step)."""
         pieces: list[list[tuple[int, int, int]]] = []
         for run in self.runs:
             if run[2] > 1:
@@ -85,12 +86,13 @@ def test_request_sized_caches_speak_as_pocket_tts_over_300_frames(
     assert len(pieces) >= 2
     used = offset_of(state, model.graphs.lm_names)
     for runs in pieces:
-        slots, offset, tokens = runs[0]
+        slots, offset, steps = runs[0]
+        tokens = steps - 1  # the prompt and the first frame run as one
         assert offset == used
         assert slots == request_slots(used, tokens, model.longest(tokens)) < 1000
         assert {run[0] for run in runs} == {slots}
-    slots, _, tokens = pieces[0][0]
-    assert len(pieces[0]) == 1 + model.longest(tokens)
+    slots, _, steps = pieces[0][0]
+    assert len(pieces[0]) == model.longest(steps - 1)
     assert pieces[0][-1][1] + 1 == slots  # its last frame wrote the last slot
 
 

@@ -8,13 +8,16 @@ nor pocket-tts: it reimplements `TTSModel.generate_audio_stream`'s orchestration
 - the text is cut into chunks of at most 50 tokens and each is prepared (`onnx.text_prompt`);
 - per chunk, the voice state's caches are copied into caches sized to the chunk (the voice's
   steps, the prompt's and its longest generation: attention reads no more), the state left as
-  it was; the text prompt runs, then frames until end of speech: EOS is honoured from frame 6,
-  and the model's recommended frames after it (else 1 + 2, or 3 + 2 for up to four words)
-  are still spoken; at most `ceil((tokens / 3 + 2) * frame rate)` frames;
-- every LM call draws its noise (the prompt's too): N(0, temperature), truncated at
-  `noise_clamp` when the config sets one;
+  it was; the text prompt runs together with the first frame (one LM run: attention is
+  causal, so the sums are pocket-tts's two runs'), then frames until end of speech: EOS is
+  honoured from frame 6, and the model's recommended frames after it (else 1 + 2, or 3 + 2
+  for up to four words) are still spoken; at most `ceil((tokens / 3 + 2) * frame rate)` frames;
+- every LM call of pocket-tts draws its noise (the prompt's too, drawn here and unused):
+  N(0, temperature), truncated at `noise_clamp` when the config sets one;
 - the LM runs in a thread of its own while the caller's thread decodes Mimi frames as they come
-  (all that are queued, in one chunk), and fades the first 5 ms of each chunk's audio in.
+  (all that are queued, in one chunk), and fades the first 5 ms of each chunk's audio in; in a
+  reply's first chunk the LM waits for the first frame to be decoded before it goes on (the
+  listener waits for that frame, and on a busy host the two stages would share a core).
 `stop` is checked before every LM frame and every Mimi frame, so a hang-up ends a reply within a
 frame; leaving the stream early stops its thread too.
 """
@@ -115,21 +118,27 @@ class GraphSpeech:
         chunks = split_into_best_sentences(
             self.tokenizer, text_to_generate, settings.max_tokens, settings.text
         )
-        for chunk in chunks:
+        for index, chunk in enumerate(chunks):
             if stop.is_set():
                 break
             text, guess = prepare_text_prompt(chunk, settings.text)
             after = frames_after_eos if frames_after_eos is not None else guess + 2
-            yield from self._short_text(model_state, text, after, stop)
+            yield from self._short_text(model_state, text, after, stop, first=index == 0)
 
     def _short_text(
         self, state: dict[str, dict[str, Any]], text: str, frames_after_eos: int,
-        stop: threading.Event,
+        stop: threading.Event, first: bool,
     ) -> Iterator[np.ndarray]:  # fmt: skip
-        """One chunk: the LM in a thread of its own, Mimi decoded here as frames come."""
+        """One chunk: the LM in a thread of its own, Mimi decoded here as frames come. The
+        reply's `first` chunk has its first frame decoded before the LM goes on: the first
+        audio is what the listener waits for, and the two stages fight for a busy host's
+        cores (docs/performance.md)."""
         tokens = self.tokenizer.encode(text)
         latents: queue.Queue[np.ndarray | BaseException | None] = queue.Queue()
         left = threading.Event()  # the caller left the stream: the LM stops too
+        heard = threading.Event()  # the first frame is decoded
+        if not first:
+            heard.set()
         names = self.graphs.lm_names
         offset = offset_of(state, names)
         frames = self.longest(len(tokens))
@@ -137,14 +146,15 @@ class GraphSpeech:
         caches = lm_caches(state, names, slots)
         worker = threading.Thread(
             target=self._frames,
-            args=(caches, offset, tokens, frames, frames_after_eos, latents, (stop, left)),
+            args=(caches, offset, tokens, frames, frames_after_eos, latents, (stop, left), heard),
             name="graph-lm",
         )  # not a daemon: one ended at exit inside ONNX Runtime aborts the process
         worker.start()
         try:
-            yield from self._decoded(latents, stop)
+            yield from self._decoded(latents, stop, heard)
         finally:
             left.set()
+            heard.set()
             worker.join()
 
     def longest(self, tokens: int) -> int:
@@ -156,30 +166,33 @@ class GraphSpeech:
     def _frames(
         self, caches: list[np.ndarray], offset: int, tokens: list[int], frames: int,
         frames_after_eos: int, latents: queue.Queue[np.ndarray | BaseException | None],
-        stops: tuple[threading.Event, threading.Event],
+        stops: tuple[threading.Event, threading.Event], heard: threading.Event,
     ) -> None:  # fmt: skip
-        """The LM's side: the text prompt, then latents queued until end of speech (the
-        thread's body; an error is queued for the caller)."""
+        """The LM's side: the text prompt, then latents queued until end of speech, the second
+        once `heard` is set (the thread's body; an error is queued for the caller)."""
         settings, lm = self.settings, self.lm
         threshold = np.float32(settings.eos_threshold)  # compared in float32, as torch does
         try:
             prompt = np.asarray(self.table[tokens], np.float32)[None]
-            lm.run(caches, offset, prompt, self._noise(lm.ldim))
-            offset += len(tokens)
+            self._noise(lm.ldim)  # the prompt's own call draws it: its latent is never read
             latent = np.full((1, 1, lm.ldim), np.nan, np.float32)
             eos_step: int | None = None
             for step in range(frames):
                 if any(event.is_set() for event in stops):
                     break
                 embedding = self.frame.embed(latent)
+                if step == 0:  # the prompt and the first frame: one run, as attention is causal
+                    embedding = np.concatenate([prompt, embedding], axis=1)
                 latent, eos = lm.run(caches, offset, embedding, self._noise(lm.ldim))
-                offset += 1
+                offset += embedding.shape[1]
                 allowed = step >= settings.min_frames_before_eos
                 if eos > threshold and eos_step is None and allowed:
                     eos_step = step
                 if eos_step is not None and step >= eos_step + frames_after_eos:
                     break
                 latents.put(latent)
+                if step == 0:
+                    heard.wait()
             else:
                 _LOGGER.warning("Maximum generation length reached without EOS")
         except BaseException as error:  # the caller raises it
@@ -190,9 +203,11 @@ class GraphSpeech:
         return self.noise((1, ldim), self.settings.temperature, self.settings.noise_clamp)
 
     def _decoded(
-        self, latents: queue.Queue[np.ndarray | BaseException | None], stop: threading.Event
-    ) -> Iterator[np.ndarray]:
-        """Mimi's side: every latent queued so far decoded into one chunk, the first faded in."""
+        self, latents: queue.Queue[np.ndarray | BaseException | None], stop: threading.Event,
+        heard: threading.Event,
+    ) -> Iterator[np.ndarray]:  # fmt: skip
+        """Mimi's side: every latent queued so far decoded into one chunk, the first faded in;
+        `heard` set once a frame is decoded."""
         mimi = self.mimi
         state = mimi.new_state()
         fade: np.ndarray | None = np.linspace(0, 1, self.sample_rate // 200, dtype=np.float32)
@@ -214,6 +229,7 @@ class GraphSpeech:
                 if stop.is_set():
                     return
                 audio.append(mimi.decode(state, latent * self._scale + self._shift))
+                heard.set()
             if not audio:
                 continue
             chunk = np.concatenate(audio)
