@@ -18,6 +18,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 
 ENCODING_THREADS = 4
 """Most torch threads a voice encoding borrows, so a many-core host keeps cores for others."""
@@ -97,6 +98,17 @@ def lowest_priority(thread: bool = False) -> str | None:
     try:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id() if thread else 0, 19)
     except (AttributeError, OSError) as error:
+        return str(error)
+    return None
+
+
+def first_to_go() -> str | None:
+    """Have the kernel end this process first when memory runs out (`oom_score_adj` 1000):
+    a child's work can be done again, the server's and Home Assistant's cannot; why not, if it
+    cannot."""
+    try:
+        Path("/proc/self/oom_score_adj").write_text("1000")
+    except OSError as error:
         return str(error)
     return None
 

@@ -2,9 +2,10 @@
 
 The graph export (`onnx.child`) and the encoding of a new voice (`voice_states.encoder`) import
 torch and pocket-tts, trace or run the model, and peak far above what serving needs. Each runs
-as `python -m <module> ...` at nice 19 (`host.lowest_priority`, set by the child itself) and
-ends itself when the server goes away (its stdin closes, `end_with_parent`). A child says why it
-failed in the last line of its stderr that begins with `REASON` and exits non-zero; `Child.run`
+as `python -m <module> ...` at nice 19 (`host.lowest_priority`), the first process the kernel
+ends when memory runs out (`host.first_to_go`), both set by the child itself, and ends itself
+when the server goes away (its stdin closes, `end_with_parent`). A child says why it failed
+in the last line of its stderr that begins with `REASON` and exits non-zero; `Child.run`
 raises `ChildFailed` with that reason, with "killed" when it ended by a signal (the kernel's
 out-of-memory killer sends SIGKILL), or with its code and last line for a crash.
 """

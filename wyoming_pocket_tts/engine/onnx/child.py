@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from ...host import lowest_priority
+from ...host import first_to_go, lowest_priority
 from ...settings import ModelSettings
 from ..child_process import Child, ChildFailed, add_model_args, end_with_parent, fail, model_args
 
@@ -62,7 +62,8 @@ class ExportProcess:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The child: nice 19 first, then the export; 0, or 1 with a one-line reason.
+    """The child: nice 19 and the first to go when memory runs out, then the export; 0, or 1
+    with a one-line reason.
 
     The fp32 graphs come from a model loaded here and emptied stage by stage (`onnx.export`);
     the int8 ones from their files, after this process has replaced itself (`INT8_ONLY`, the
@@ -71,6 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     why_not = lowest_priority()
     if why_not is not None:
         print(f"The export runs at normal priority: {why_not}", file=sys.stderr)
+    first_to_go()
     parser = argparse.ArgumentParser(description="Export a model's ONNX graphs into FOLDER.")
     parser.add_argument("folder", type=Path)
     add_model_args(parser)

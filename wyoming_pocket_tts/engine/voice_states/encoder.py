@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ...host import encoding_threads, lowest_priority
+from ...host import encoding_threads, first_to_go, lowest_priority
 from ...settings import ModelSettings
 from ...voices.catalog import VoiceKind, is_audio_prompt, voice_kind
 from ...voices.cloning import REASON as NO_CLONING
@@ -87,8 +87,10 @@ def in_child(model: LeanModel, source: str | Path, truncate: bool, name: str) ->
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The child: nice 19, the model in torch fp32, the voice's state written to `--out`."""
+    """The child: nice 19 and the first to go when memory runs out, the model in torch fp32,
+    the voice's state written to `--out`."""
     lowest_priority()
+    first_to_go()
     parser = argparse.ArgumentParser(description="Encode a voice's state into OUT.")
     add_model_args(parser)
     parser.add_argument("--source", required=True, help="built-in name, URL or audio file")
