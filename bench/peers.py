@@ -5,7 +5,8 @@ random weights, end of speech disabled so that every side makes the same frames)
 voices:
 
 - pocket-tts with its library defaults (fp32), the reference (`bench.peer_worker library`);
-- our server with its default flags (`--quantize auto`: torch int8 on this host);
+- our server with its default flags (`--quantize auto --runtime auto`), on its second start: a
+  first start that is not measured tunes, exports the graphs and lets `auto` choose;
 - our server with `--runtime onnx --quantize on`, its graphs exported by a first start that is not
   measured (then cached in its data folder);
 - `ptts` 0.4.2 (gradium-ai/xn-ptts, the runtime pocket-tts 4.x's standalone binaries are built
@@ -189,6 +190,25 @@ def convert(config: Path, out: Path, prompts: dict[str, Path]) -> Path:
     return out
 
 
+def default_server(base: list[str], data: Path, root: Path) -> Server:
+    """A server on its default flags (`--quantize auto --runtime auto`) as a household's second
+    start finds it: a first start (not measured) tunes, exports the graphs and compares them
+    with torch when idle, and saves the voice states; the second serves what was chosen."""
+    args = [*base, "--quantize", "auto", "--runtime", "auto", "--data-dir", str(data)]
+    first = Server(args, root / "server-first.log")
+    try:
+        deadline = time.monotonic() + 1800
+        while "Measured again while idle" not in first.process.log:
+            if "ONNX Runtime cannot run" in first.process.log or time.monotonic() > deadline:
+                raise RuntimeError(f"no runtime was chosen: see {root}/server-first.log")
+            time.sleep(0.5)
+        for voice in VOICES:
+            first.run(TEXT, voice)
+    finally:
+        first.stop()
+    return Server(args, root / "server.log")
+
+
 def onnx_server(base: list[str], data: Path, root: Path) -> Server:
     """A server on its cached int8 graphs: a first start exports them and saves the voice
     states (not measured), the second serves from the cache."""
@@ -252,8 +272,7 @@ def measure(size: str, runs: int, folder: Path, peers_dir: Path = PEERS_DIR) -> 
     sides: dict[str, Side] = {}
     with _started(sides):
         sides["pocket-tts"] = library_worker(model.config_path, prompts, folder / "library.log")
-        defaults = Server([*base, "--quantize", "auto", "--data-dir", str(folder / "data")],
-                          folder / "server.log")  # fmt: skip
+        defaults = default_server(base, folder / "data", folder)
         sides["server"] = defaults
         sides["server-onnx"] = onnx_server(base, folder / "data-onnx", folder)
         for quant in PTTS_QUANTS:

@@ -49,14 +49,22 @@ LISTENING = re.compile(r"Listening on tcp://127\.0\.0\.1:(\d+)")
 """The server's log line with the port it bound (it is started on port 0)."""
 
 
-def fixed_quantization(args: Sequence[str]) -> list[str]:
-    """`args`, with `--quantize off` unless they choose: test servers do not tune for the host.
+def fixed_tuning(args: Sequence[str]) -> list[str]:
+    """`args`, with `--quantize off` and `--runtime torch` unless they choose: test servers do
+    not tune for the host.
 
     The default `--quantize auto` times the model both ways at every start with a fresh data
     folder (seconds each) and may choose differently from one start to the next, so audio from
-    two servers could not be compared. tests/engine/test_tuning.py tests `auto` itself.
+    two servers could not be compared; the default `--runtime auto` would export graphs in a
+    child process at every such start (seconds of CPU each). tests/engine/test_tuning.py and
+    tests/engine/test_onnx_runtime.py test `auto` itself.
     """
-    return list(args) if "--quantize" in args else [*args, "--quantize", "off"]
+    fixed = list(args)
+    if "--quantize" not in fixed:
+        fixed += ["--quantize", "off"]
+    if "--runtime" not in fixed:
+        fixed += ["--runtime", "torch"]
+    return fixed
 
 
 SEED_ENV = "VOICE_STATE_SEED"
@@ -333,7 +341,7 @@ class ServerProcess:
         self._log = log_path.open("wb")
         server_env = isolated_env(log_path.parent / f"{log_path.stem}-home", **(env or {}))
         self._seed = VoiceStateSeed(args, server_env)
-        argv = [*command, "--uri", uri, *fixed_quantization(args)]
+        argv = [*command, "--uri", uri, *fixed_tuning(args)]
         self.process: subprocess.Popen[bytes] | ForkedProcess = start_python(
             argv, server_env, self._log.fileno()
         )
@@ -416,7 +424,7 @@ async def running_server(
     test of a timeout can make it short. Its timed generations run `timed_frames` frames
     (`short_timing`; None: the server's own count, for a test of the speed figures).
     """
-    settings = parse_settings(["--uri", "tcp://127.0.0.1:0", *fixed_quantization(args)])
+    settings = parse_settings(["--uri", "tcp://127.0.0.1:0", *fixed_tuning(args)])
     settings = dataclasses.replace(
         settings,
         server=dataclasses.replace(settings.server, **dict[str, Any](server_settings)),

@@ -142,7 +142,7 @@ OPTIONS: dict[str, Option] = {
     # A bool in 0.1.0; the Supervisor writes its saved true/false as the strings "True"/"False".
     "quantize": Option((str, bool), "auto, on or off", _quantize),
     "runtime": Option(
-        str, "torch, onnx or auto", _unless_text("--runtime", "torch"), choices=RUNTIMES
+        str, "torch, onnx or auto", _unless_text("--runtime", "auto"), choices=RUNTIMES
     ),
     "retry_graphs": Option(bool, "true or false", _switch("--retry-graphs")),
     # A number may arrive as an integer; the schema's list gives the strings.

@@ -201,11 +201,12 @@ def build_parser(
         "--runtime",
         choices=RUNTIMES,
         default=_MODEL.runtime,
-        help="what runs each 80 ms frame: torch (default); onnx: ONNX Runtime graphs exported "
-        "on this host at the first start, in the background while torch serves (minutes of CPU; "
-        "cached in --data-dir/graphs/), torch if that fails; auto: the same export, then the "
-        "graphs are timed against torch when idle and the faster by --quantize auto's rule is "
-        "kept (saved in --data-dir)",
+        help="what runs each 80 ms frame: auto (default): ONNX Runtime graphs exported on this "
+        "host at the first start, in the background while torch serves (a minute or more of CPU; "
+        "cached in --data-dir/graphs/), then timed against torch when idle, at the precision "
+        "torch serves at; the graphs are kept unless torch is faster by --quantize auto's rule "
+        "(saved in --data-dir; later starts on the graphs run without torch); torch; onnx: the "
+        "graphs always (torch while they are exported, or if that fails)",
     )
     parser.add_argument(
         "--retry-graphs",

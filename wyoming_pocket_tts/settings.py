@@ -69,9 +69,10 @@ class ModelSettings:
     best (`engine.tuning`)."""
     threads: int | None = None
     """Torch intra-op threads for generation; None: measured with `quantize` auto, else 1."""
-    runtime: str = "torch"
-    """What runs each frame: `torch` (pocket-tts's modules) or `onnx` (ONNX Runtime graphs
-    exported on this host, `engine.runtime`; torch if that fails)."""
+    runtime: str = "auto"
+    """What runs each frame: `torch` (pocket-tts's modules), `onnx` (ONNX Runtime graphs
+    exported on this host, `engine.onnx`; torch if that fails) or `auto` (the graphs once
+    exported, if torch is not faster here: `engine.tuning`)."""
     code: str = "en"
     """Language code its voices are advertised with, and requests routed by (unique)."""
 

@@ -304,7 +304,7 @@ def test_quiet_options_add_no_flags() -> None:
                 "voices": [],
                 "voices_dir": "",
                 "quantize": "auto",
-                "runtime": "torch",
+                "runtime": "auto",
                 "speed": 1.0,
                 "sentence_pause": 0,
                 "lead_silence": 0,
@@ -364,9 +364,9 @@ def test_quantize_option_maps_to_the_flag(
 @pytest.mark.parametrize(
     ("value", "flags", "runtime"),
     [
-        ("torch", [], "torch"),
+        ("torch", ["--runtime", "torch"], "torch"),
         ("onnx", ["--runtime", "onnx"], "onnx"),
-        ("auto", ["--runtime", "auto"], "auto"),
+        ("auto", [], "auto"),
     ],
 )
 def test_runtime_option_maps_to_the_flag(value: str, flags: list[str], runtime: str) -> None:

@@ -128,7 +128,9 @@ def test_every_loaded_model_gets_the_equivalents(
 ) -> None:
     caplog.set_level(logging.INFO, logger="wyoming_pocket_tts.engine.model.loading")
     for quantize in (True, False):
-        settings = ModelSettings(model=None, config=str(lsd_model.config_path), quantize=quantize)
+        settings = ModelSettings(
+            runtime="torch", model=None, config=str(lsd_model.config_path), quantize=quantize
+        )
         with short_timing(3, rounds=1):
             model, _ = load_tuned_model(settings, tmp_path)
         assert isinstance(model.flow_lm.flow_net.time_embed[0], RememberedTimeEmbedding)

@@ -82,7 +82,7 @@ def test_int8_settings_load_with_the_int8_mimi_decoder(
 ) -> None:
     for quantize in (True, False):
         settings = ModelSettings(
-            model=None, config=str(endless_model.config_path), quantize=quantize
+            model=None, runtime="torch", config=str(endless_model.config_path), quantize=quantize
         )
         with short_timing(3, rounds=1):
             model, result = load_tuned_model(settings, tmp_path)
@@ -99,7 +99,9 @@ def test_without_an_int8_engine_the_decoder_stays_fp32(
     """Faked: this torch has int8 engines, a build without them cannot be made here."""
     monkeypatch.setattr(speedups, "INT8_ENGINES", ("no-such-engine",))
     caplog.set_level(logging.INFO, logger=speedups.__name__)
-    settings = ModelSettings(model=None, config=str(endless_model.config_path), quantize=None)
+    settings = ModelSettings(
+        runtime="torch", model=None, config=str(endless_model.config_path), quantize=None
+    )
     monkeypatch.setattr(tuning, "usable_cores", lambda: 1)
     with short_timing(3, rounds=1):
         model, result = load_tuned_model(settings, tmp_path)

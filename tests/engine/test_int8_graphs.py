@@ -105,6 +105,7 @@ def _four_bit_blocks(path: Path, target: Path) -> None:
 
 COARSER = {"4-bit blocks": _four_bit_blocks}
 
+
 @pytest.mark.parametrize("name", list(COARSER))
 def test_coarser_int8_breaks_the_bar(
     name: str,

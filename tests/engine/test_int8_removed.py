@@ -68,7 +68,9 @@ def test_without_int8_every_setting_loads_fp32_with_one_warning(
 ) -> None:
     caplog.set_level(logging.DEBUG)
     for quantize in (True, None, False):
-        settings = ModelSettings(model=None, config=str(tiny_model.config_path), quantize=quantize)
+        settings = ModelSettings(
+            runtime="torch", model=None, config=str(tiny_model.config_path), quantize=quantize
+        )
         assert [c.quantize for c in tuning.candidates(settings)] == [False] * len(
             tuning.candidates(settings)
         )
@@ -87,7 +89,9 @@ def test_a_saved_int8_decision_is_measured_again_without_int8(
     int8_removed: None, tiny_model: TinyModel, tmp_path: Path
 ) -> None:
     """A decision for int8, read where int8 is gone (simulated): measured again, fp32."""
-    settings = ModelSettings(model=None, config=str(tiny_model.config_path), quantize=None)
+    settings = ModelSettings(
+        runtime="torch", model=None, config=str(tiny_model.config_path), quantize=None
+    )
     store = decisions.DecisionStore(tmp_path / "tuning")
     choice = Choice(Config(1, True), "injected", 0.5, 0.1)
     store.write(decisions.host_key(settings), choice, {"int8 x1": Speed(0.05, 3.0)})

@@ -41,7 +41,7 @@ def models(request: pytest.FixtureRequest, endless_model: TinyModel) -> tuple[TT
     pocket-tts decodes every latent queued at once, and how many are queued depends on timing
     (the sums then round differently, by about 1e-7), which a bit-for-bit test cannot have."""
     settings = ModelSettings(
-        model=None, config=str(endless_model.config_path), quantize=request.param
+        model=None, runtime="torch", config=str(endless_model.config_path), quantize=request.param
     )
     with short_timing(2):
         served, _ = load_tuned_model(settings, None)
@@ -142,7 +142,9 @@ def test_every_model_the_server_loads_skips_the_fill(
 ) -> None:
     """`--quantize auto` compares an int8 copy of the fp32 model: whichever it keeps, and a
     model loaded with a saved decision, has the unfilled caches."""
-    settings = ModelSettings(model=None, config=str(endless_model.config_path), quantize=None)
+    settings = ModelSettings(
+        runtime="torch", model=None, config=str(endless_model.config_path), quantize=None
+    )
     for _ in range(2):  # measured, then from the saved decision
         with short_timing(2, rounds=1):
             model, _ = load_tuned_model(settings, tmp_path)

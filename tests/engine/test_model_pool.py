@@ -29,7 +29,13 @@ LOADING_LOGGER = "wyoming_pocket_tts.engine.model.loading"
 
 def pool_of(tiny_model: TinyModel, max_models: int, *codes: str) -> ModelPool:
     models = tuple(
-        ModelSettings(model=None, config=str(tiny_model.config_path), quantize=False, code=code)
+        ModelSettings(
+            runtime="torch",
+            model=None,
+            config=str(tiny_model.config_path),
+            quantize=False,
+            code=code,
+        )
         for code in codes
     )
     settings = EngineSettings(models=models, max_models=max_models, loudness=None)

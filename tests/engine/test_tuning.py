@@ -59,7 +59,7 @@ def timings(caplog: pytest.LogCaptureFixture) -> list[str]:
 
 
 def load(config: Path, data: Path, quantize: bool | None = None) -> tuple[object, Tuning]:
-    settings = ModelSettings(model=None, config=str(config), quantize=quantize)
+    settings = ModelSettings(runtime="torch", model=None, config=str(config), quantize=quantize)
     with short_timing(FRAMES, rounds=1):
         return load_tuned_model(settings, data)
 
@@ -279,7 +279,9 @@ def test_a_decision_of_the_old_rule_is_measured_again(
     caplog.set_level(logging.DEBUG, logger=COMPARISON_LOGGER)
     caplog.set_level(logging.DEBUG, logger="wyoming_pocket_tts.engine.tuning.decisions")
     data = tmp_path / "data"
-    settings = ModelSettings(model=None, config=str(own_model.config_path), quantize=None)
+    settings = ModelSettings(
+        runtime="torch", model=None, config=str(own_model.config_path), quantize=None
+    )
     store = decisions.DecisionStore(data / "tuning")
     path = store.path_for(decisions.host_key(settings))
     path.parent.mkdir(parents=True)
@@ -328,7 +330,7 @@ def test_fixed_threads_are_obeyed_without_measuring(
     caplog.set_level(logging.DEBUG, logger=TUNING_LOGGER)
     caplog.set_level(logging.DEBUG, logger=COMPARISON_LOGGER)
     settings = ModelSettings(
-        model=None, config=str(tiny_model.config_path), quantize=True, threads=2
+        model=None, runtime="torch", config=str(tiny_model.config_path), quantize=True, threads=2
     )
     with short_timing(FRAMES, rounds=1):
         _, result = load_tuned_model(settings, tmp_path / "data")

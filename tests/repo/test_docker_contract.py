@@ -25,7 +25,7 @@ import pytest
 import yaml
 
 from testkit.model_factory import TinyModel
-from testkit.support import fixed_quantization, isolated_env
+from testkit.support import fixed_tuning, isolated_env
 from tests.addon.test_supervisor_contract import image
 from tests.conftest import model_args
 from wyoming_pocket_tts.cli import parse_settings
@@ -111,7 +111,7 @@ def test_the_health_check_follows_the_servers_uri(
 ) -> None:
     spec = image()
     health = _with_this_python(spec.healthcheck)
-    flags = ["--uri", "tcp://0.0.0.0:10300", *fixed_quantization(model_args(tiny_model, voices))]
+    flags = ["--uri", "tcp://0.0.0.0:10300", *fixed_tuning(model_args(tiny_model, voices))]
     entry = [*_with_this_python(spec.entrypoint), "--data-dir", str(tmp_path / "data"), *flags]
     container = Container(entry, isolated_env(tmp_path / "home"), tmp_path / "server.log")
     try:

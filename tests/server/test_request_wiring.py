@@ -29,7 +29,7 @@ from testkit.support import (
     AUDIO_STOP,
     Reply,
     differing_samples,
-    fixed_quantization,
+    fixed_tuning,
     read_until,
     running_server,
     synthesize,
@@ -209,7 +209,7 @@ def test_health_answers_503_until_the_model_is_loaded(
             return answer.status, (await answer.json())["status"]
 
     async def scenario() -> list[tuple[int, str]]:
-        argv = ["--uri", "tcp://127.0.0.1:0", *fixed_quantization(args)]
+        argv = ["--uri", "tcp://127.0.0.1:0", *fixed_tuning(args)]
         server = TtsServer(parse_settings(argv))
         seen = []
         try:

@@ -37,6 +37,10 @@ path (`rule`, `timing`); 3 times int8 with Mimi's decoder transformer in int8 to
 4 takes the fastest provisionally when the noise hides its gain, where 3 kept the baseline for
 good (issue 41: a bursty first start locked in fp32 x1); files without it were decided by
 real-time factor alone."""
+RUNTIMES_VERSION = 2
+"""Of `--runtime auto`'s comparison, in its key: 2 times the graphs at the precision torch
+serves at (int8 graphs when `--quantize auto` chose int8) and keeps them at equal figures
+(`rule`); 1 timed fp32 graphs unless `--quantize on`, and kept torch at equal figures."""
 
 
 def host_key(settings: ModelSettings, onnx: bool = False) -> dict[str, str]:
@@ -55,7 +59,7 @@ def host_key(settings: ModelSettings, onnx: bool = False) -> dict[str, str]:
     if settings.threads is not None:
         key["threads"] = str(settings.threads)
     if onnx:
-        key["runtimes"] = "torch onnx"
+        key["runtimes"] = f"torch onnx {RUNTIMES_VERSION}"
         key["quantize"] = str(settings.quantize)
         key["onnxruntime"] = installed_version("onnxruntime")
     return key

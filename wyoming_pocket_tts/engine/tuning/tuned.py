@@ -148,15 +148,18 @@ def _load_auto(settings: ModelSettings, data_dir: Path | None) -> tuple[Model, T
     """`--runtime auto`: the runtime a settled saved decision names; else torch as `--runtime
     torch` decides, with the graphs exported (or loaded) in the background and compared with
     it when the engine is idle (`with_graphs`): an export takes far longer than a start may.
-    The graphs run fp32 unless `--quantize on` (ONNX Runtime's int8 moves the audio more than
-    torch's does), on 1 thread unless `--threads`."""
-    graphs = Config(settings.threads or 1, settings.quantize is True, onnx=True)
+    The graphs run at the precision torch serves at (`--quantize`, or what `auto` measured:
+    ONNX Runtime's int8 holds torch int8's drift, tests/engine/test_int8_graphs.py), on 1
+    thread unless `--threads`."""
     store = DecisionStore(data_dir / _FOLDER) if data_dir is not None else None
     key = host_key(settings, onnx=True)
     saved = store.read(key) if store is not None else None
-    ready = not needs_export(settings, data_dir, graphs.quantize)  # else minutes to export
-    if saved is not None and not saved["provisional"] and (ready or not saved["onnx"]):
+    chosen = None
+    if saved is not None and not saved["provisional"]:
         chosen = Config(saved["threads"], saved["quantize"], saved["onnx"])
+        if chosen.onnx and needs_export(settings, data_dir, chosen.quantize):
+            chosen = None  # its graphs are gone: minutes to export them again
+    if saved is not None and chosen is not None:
         fixed = replace(settings, quantize=chosen.quantize, threads=chosen.threads)
         reason = f"--runtime auto, saved on {saved['measured']}: {figures_text(saved['figures'])}"
         loaded = (
@@ -169,6 +172,7 @@ def _load_auto(settings: ModelSettings, data_dir: Path | None) -> tuple[Model, T
             return model, replace(tuning, reason=reason, confidence=_saved_confidence(saved))
     model, tuning = _load_torch(replace(settings, runtime="torch"), data_dir)
     serving = Config(tuning.threads, bool(tuning.settings.quantize))
+    graphs = Config(settings.threads or 1, serving.quantize, onnx=True)
     export = BackgroundExport(
         replace(settings, runtime="onnx"), data_dir, graphs.quantize, graphs.threads
     )
@@ -291,9 +295,9 @@ def _flags(settings: ModelSettings) -> str:
 
 def _load_onnx(settings: ModelSettings, data_dir: Path | None) -> tuple[Model, Tuning] | None:
     """The model on its cached graphs alone (`onnx.lean`: torch is never imported), warmed up
-    and timed; None when they cannot run here (a warning line said why). fp32 unless
-    `--quantize on` (ONNX Runtime's int8 moves the LM's latents more than torch's does: not
-    chosen unasked); 1 thread unless `--threads` says otherwise (the spike's fastest on a
+    and timed; None when they cannot run here (a warning line said why). The precision is the
+    settings' (`--runtime onnx` measures nothing, so fp32 unless `--quantize on`; `auto` passes
+    what it measured); 1 thread unless `--threads` says otherwise (the spike's fastest on a
     2-core host)."""
     int8 = settings.quantize is True
     threads = settings.threads or 1
