@@ -1,15 +1,16 @@
 """`script/bench --peers`: our server beside pocket-tts and the Rust peer `ptts`, in one run.
 
-Five sides, each a process of its own, all up at once, one model (full-size `english` shapes,
-random weights, end of speech disabled so that every side makes the same frames) and two cloned
-voices:
+Five sides, each a process of its own, all up at once, one model (full-size `english` shapes or
+`--model NAME`'s, random weights, end of speech disabled so that every side makes the same
+frames) and two cloned voices:
 
 - pocket-tts with its library defaults (fp32), the reference (`bench.peer_worker library`);
-- our server with its default flags (`--quantize auto`: torch int8 on this host);
+- our server with its default flags (`--quantize auto`: torch, int8 or fp32 as it measures);
 - our server with `--runtime onnx --quantize on`, its graphs exported by a first start that is not
   measured (then cached in its data folder);
 - `ptts` 0.4.2 (gradium-ai/xn-ptts, the runtime pocket-tts 4.x's standalone binaries are built
-  on) with `q8_0` and with `q4k` weights, on the same weights in its layout (`bench.ptts_layout`).
+  on) with `q8_0` and with `q4k` weights, on the same weights in its layout (`bench.ptts_layout`);
+  left out, with the reason, on shapes ptts cannot run (`--model english_7m_2026-10`...).
 
 ptts is installed beside the venv, never into it (`pip install --target DIR ptts==0.4.2`; DIR is
 `--peers-dir`, by default `.peers/ptts-0.4.2`, done on demand). After one reply per voice, runs
