@@ -1,8 +1,8 @@
 """`script/bench --peers`: our server beside pocket-tts and the Rust peer `ptts`, in one run.
 
-Five sides, each a process of its own, all up at once, one model (full-size `english` shapes,
-random weights, end of speech disabled so that every side makes the same frames) and two cloned
-voices:
+Five sides, each a process of its own, all up at once, one model (full-size `english` shapes or
+`--model NAME`'s, random weights, end of speech disabled so that every side makes the same
+frames) and two cloned voices:
 
 - pocket-tts with its library defaults (fp32), the reference (`bench.peer_worker library`);
 - our server with its default flags (`--quantize auto --runtime auto`), on its second start: a
@@ -10,7 +10,8 @@ voices:
 - our server with `--runtime onnx --quantize on`, its graphs exported by a first start that is not
   measured (then cached in its data folder);
 - `ptts` 0.4.2 (gradium-ai/xn-ptts, the runtime pocket-tts 4.x's standalone binaries are built
-  on) with `q8_0` and with `q4k` weights, on the same weights in its layout (`bench.ptts_layout`).
+  on) with `q8_0` and with `q4k` weights, on the same weights in its layout (`bench.ptts_layout`);
+  left out, with the reason, on shapes ptts cannot run (`--model english_7m_2026-10`...).
 
 ptts is installed beside the venv, never into it (`pip install --target DIR ptts==0.4.2`; DIR is
 `--peers-dir`, by default `.peers/ptts-0.4.2`, done on demand). After one reply per voice, runs
@@ -35,11 +36,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
+import yaml
+
 from testkit.model_factory import build_tiny_model, write_voice_wav
 from testkit.zygote import run_python
 
 from .memory import wait_for_graphs
-from .ptts_layout import PTTS_VERSION
+from .ptts_layout import PTTS_VERSION, ptts_config
 from .sides import Run, Server, status_mib
 from .summary import spread, summary
 
@@ -258,15 +261,30 @@ def _started(sides: dict[str, Side]) -> Iterator[dict[str, Side]]:
             side.stop()
 
 
+def ptts_refusal(config: Path) -> str | None:
+    """Why ptts cannot run the model of `config` (`bench.ptts_layout.ptts_config`'s reason), or
+    None when it can."""
+    try:
+        ptts_config(yaml.safe_load(config.read_text(encoding="utf-8")), 0.0)
+    except ValueError as error:
+        return str(error)
+    return None
+
+
 def measure(size: str, runs: int, folder: Path, peers_dir: Path = PEERS_DIR) -> dict[str, Any]:
     """Every side's first audio, RTF, RSS and peak, on `size`'s shapes (`tiny`: `lsd`, the
-    smallest shapes ptts runs)."""
+    smallest shapes ptts runs); the ptts sides are left out, with the reason, for shapes that
+    ptts cannot run (the small 2026-10 models)."""
     size = "lsd" if size == "tiny" else size
-    peers = ensure_ptts(peers_dir)
     model = build_tiny_model(folder / "model", size=size, eos=False, link=True)
+    refusal = ptts_refusal(model.config_path)
     prompts = {name: write_voice_wav(folder / f"{name}.wav", 10.0, seed=i)
                for i, name in enumerate(VOICES, 1)}  # fmt: skip
-    checkpoint = convert(model.config_path, folder / "ptts", prompts)
+    peers: list[tuple[str, Path, Path]] = []  # (quant, checkpoint, ptts's folder)
+    if refusal is None:
+        installed = ensure_ptts(peers_dir)
+        checkpoint = convert(model.config_path, folder / "ptts", prompts)
+        peers = [(quant, checkpoint, installed) for quant in PTTS_QUANTS]
     base = ["--model-config", str(model.config_path)]
     base += [arg for name, prompt in prompts.items() for arg in ("--voice", f"{name}={prompt}")]
     sides: dict[str, Side] = {}
@@ -275,13 +293,16 @@ def measure(size: str, runs: int, folder: Path, peers_dir: Path = PEERS_DIR) -> 
         defaults = default_server(base, folder / "data", folder)
         sides["server"] = defaults
         sides["server-onnx"] = onnx_server(base, folder / "data-onnx", folder)
-        for quant in PTTS_QUANTS:
-            sides[f"ptts-{quant}"] = ptts_worker(checkpoint, quant, peers, folder / f"{quant}.log")
+        for quant, checkpoint, installed in peers:
+            sides[f"ptts-{quant}"] = ptts_worker(
+                checkpoint, quant, installed, folder / f"{quant}.log"
+            )
         figures = _timed(sides, runs)
         for name, side in sides.items():
             figures[name] |= {"rss_mib": side.rss_mib(), "peak_mib": side.peak_mib()}
         figures["server"]["quantize"] = defaults.chosen_quantization()
-    return {"size": size, "runs": runs, "sides": figures, "ptts": PTTS_VERSION, "text": TEXT}
+    return {"size": size, "runs": runs, "sides": figures, "ptts": PTTS_VERSION, "text": TEXT,
+            "ptts_left_out": refusal}  # fmt: skip
 
 
 LABELS = {
@@ -317,5 +338,7 @@ def render(results: dict[str, Any]) -> str:
             f"| {side['rtf_median'] / reference['rtf_median']:.2f}x "
             f"| {side['rss_mib']:.0f} MiB | {side['peak_mib']:.0f} MiB |"
         )
+    if results.get("ptts_left_out"):
+        rows.append(f"\n`ptts` left out: {results['ptts_left_out']}.")
     rows.append(f"\nBench took {results.get('bench_seconds', 0):.0f} s.")
     return "\n".join(rows)

@@ -41,6 +41,12 @@ ENCODER_OUTPUT = "mimi.downsample.conv.conv.weight"
 PTTS_VERSION = "0.4.2"
 
 
+def _set(section: dict[str, Any], *keys: str) -> bool:
+    """Whether any of `keys` has a value in `section` (the 2026-10 configs write `null` for
+    "as in `english`": `english_18m_2026-10` has `rank: null`, a full-rank table)."""
+    return any(section.get(key) is not None for key in keys)
+
+
 def ptts_config(config: dict[str, Any], temperature: float) -> dict[str, Any]:
     """ptts 0.4.2's `TTSConfig` (ptts/src/tts_model.rs) for a pocket-tts model config."""
     flow, mimi = config["flow_lm"], config["mimi"]
@@ -49,10 +55,10 @@ def ptts_config(config: dict[str, Any], temperature: float) -> dict[str, Any]:
         key
         for key, present in (
             ("flow type", flow["flow"].get("type", "lsd") != "lsd"),
-            ("low-rank lookup table", "rank" in flow["lookup_table"]),
-            ("attention width", "attn_dim" in transformer or "num_kv_heads" in transformer),
-            ("separate Mimi decoder", "decoder_seanet" in mimi or "decoder_transformer" in mimi),
-            ("latent projection", "z_dim" in flow),
+            ("low-rank lookup table", _set(flow["lookup_table"], "rank")),
+            ("attention width", _set(transformer, "attn_dim", "num_kv_heads")),
+            ("separate Mimi decoder", _set(mimi, "decoder_seanet", "decoder_transformer")),
+            ("latent projection", _set(flow, "z_dim")),
         )
         if present
     ]

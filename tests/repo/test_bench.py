@@ -158,3 +158,51 @@ def test_ptts_layout_refuses_shapes_ptts_cannot_run() -> None:
     with pytest.raises(ValueError, match=r"low-rank lookup table.*attention width"):
         ptts_config(packaged_config("english_2m_2026-10"), 0.0)
     assert ptts_config(packaged_config("english"), 0.0)["mimi"]["dimension"] == 512
+
+
+@pytest.mark.parametrize(
+    ("name", "parts"),
+    [
+        ("english_18m_2026-10", "flow type, separate Mimi decoder, latent projection"),
+        (
+            "english_7m_2026-10",
+            "flow type, low-rank lookup table, attention width, separate Mimi decoder, "
+            "latent projection",
+        ),
+    ],
+)
+def test_ptts_refusal_names_only_the_parts_a_model_has(
+    tmp_path: Path, name: str, parts: str
+) -> None:
+    """The reason `script/bench --peers --model NAME` prints for leaving ptts out names what the
+    model has: `english_18m_2026-10` writes `rank`, `attn_dim` and `num_kv_heads` as `null`
+    (a full-rank table, full-width attention), which ptts could run."""
+    import yaml
+
+    from bench.peers import ptts_refusal
+    from testkit.model_factory import packaged_config
+
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump(packaged_config(name)))
+    assert ptts_refusal(config) == f"ptts 0.4.2 cannot run this model: {parts}"
+
+
+def test_peers_table_says_why_ptts_is_left_out() -> None:
+    """On a model ptts cannot run, the peers table has the three other sides, their ratios
+    against pocket-tts, and the reason ptts is missing."""
+    from bench.peers import render
+
+    def side(ttfa: float, rtf: float) -> dict:
+        figures = {f"ttfa_{stat}": ttfa for stat in ("median", "min", "max")}
+        figures |= {f"rtf_{stat}": rtf for stat in ("median", "min", "max")}
+        return figures | {"audio_seconds": 13.0, "ttfa_runs": 4, "rss_mib": 1, "peak_mib": 2}
+
+    sides = {"pocket-tts": side(0.2, 2.0), "server": side(0.1, 3.0), "server-onnx": side(0.05, 8)}
+    sides["server"]["quantize"] = "int8 x1"
+    results = {"size": "english_7m_2026-10", "runs": 1, "sides": sides, "ptts": "0.4.2"}
+    table = render({**results, "ptts_left_out": "ptts 0.4.2 cannot run this model: flow type"})
+    rows = [line for line in table.splitlines() if line.startswith("| ")][2:]  # the sides
+    assert len(rows) == 3 and "ptts" not in "".join(rows)
+    assert "| 0.25x | 8.00x (8.00-8.00) | 4.00x |" in rows[-1]
+    assert "`ptts` left out: ptts 0.4.2 cannot run this model: flow type." in table
+    assert "left out" not in render({**results, "ptts_left_out": None})
