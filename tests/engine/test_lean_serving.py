@@ -10,12 +10,14 @@ torch or pocket-tts was ever imported. New voices are encoded by a child process
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
 import shutil
 import signal
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.request import Request, urlopen
@@ -264,10 +266,9 @@ def test_while_a_child_makes_a_new_voice_the_warm_voices_are_served(
         assert "encoding of voice b" not in server.log, server.log
         new_b = [pool.submit(asyncio.run, synthesize(server.port, TEXT, "b")) for _ in "12"]
         pid = child_pid(server, "b")
-        os.kill(pid, signal.SIGSTOP)
-        reply_audio(server, "a")  # the engine serves while b's child is frozen
-        assert process_state(pid) == "T"  # frozen all along: `a` did not wait for it
-        os.kill(pid, signal.SIGCONT)
+        with frozen(pid):
+            reply_audio(server, "a")  # the engine serves while b's child is frozen
+            assert process_state(pid) == "T"  # frozen all along: `a` did not wait for it
         for reply in new_b:
             heard = reply.result(timeout=60)
             assert heard.audio and not heard.errors, heard.errors
@@ -275,10 +276,10 @@ def test_while_a_child_makes_a_new_voice_the_warm_voices_are_served(
 
         new_c_reply = pool.submit(asyncio.run, synthesize(server.port, TEXT, "c"))
         pid = child_pid(server, "c")
-        os.kill(pid, signal.SIGSTOP)
-        reply_audio(server, "a")
-        assert process_state(pid) == "T"
-        os.kill(pid, signal.SIGKILL)
+        with frozen(pid):
+            reply_audio(server, "a")
+            assert process_state(pid) == "T"
+            os.kill(pid, signal.SIGKILL)
         heard = new_c_reply.result(timeout=60)
         reply_audio(server, "a")
         assert server.stop() == 0
@@ -287,6 +288,18 @@ def test_while_a_child_makes_a_new_voice_the_warm_voices_are_served(
     assert "Voice b cannot" not in log and "Encoded voice b" in log, log
     assert "the encoding of voice c was killed by SIGKILL (out of memory?)" in log, log
     assert re.search(r"Voice c cannot load \(.*killed by SIGKILL.*\): using a", log), log
+
+
+@contextlib.contextmanager
+def frozen(pid: int) -> Iterator[None]:
+    """The process stopped (SIGSTOP) for the block and continued after it, even if the block
+    fails (a stopped child could not notice its server's end)."""
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGCONT)
 
 
 def process_state(pid: int) -> str:
