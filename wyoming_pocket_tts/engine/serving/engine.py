@@ -1,14 +1,15 @@
 """The engine: one thread that owns the Pocket-TTS models and does all model work.
 
 Loading models, encoding voices and generating audio all happen on this thread, so the asyncio
-loop stays free to answer `describe` and stream audio while a long synthesis runs. On the graphs
-alone a new voice's state is a child process's work instead: it runs off this thread
-(`voice_states.making`), the requests for that voice wait for it (`_waits`) and the others are
-served meanwhile. What it speaks
+loop stays free to answer `describe` and stream audio while a long synthesis runs. What it speaks
 next is the `Scheduler`'s choice, one piece of text at a time; a piece for a language whose model
 is not loaded yet loads it first, in turn. A piece is one sentence, and no longer than
 `chunking.MAX_PIECE_TOKENS`, so one piece never holds the engine, or a listener's unread-audio
 bound, for more than a sentence.
+
+On the graphs alone a new voice's state is a child process's work: it is waited for off this
+thread (`voice_states.making`); the requests for that voice wait (`_waits`), the others are
+served meanwhile, and the state is measured and spoken here once it arrives.
 """
 
 from __future__ import annotations
