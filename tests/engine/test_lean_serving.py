@@ -10,12 +10,14 @@ torch or pocket-tts was ever imported. New voices are encoded by a child process
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
 import shutil
 import signal
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.request import Request, urlopen
@@ -243,6 +245,67 @@ def test_a_voice_whose_encoding_child_dies_is_refused_and_the_server_serves_on(
     log = server.log
     assert re.search(r"Voice noise cannot be loaded: .*(Error|format)", log), log
     assert "the encoding of voice killed was killed by SIGKILL (out of memory?)" in log, log
+
+
+@pytest.mark.usefixtures("fresh")
+def test_while_a_child_makes_a_new_voice_the_warm_voices_are_served(
+    slim_model: TinyModel, voices: dict[str, Path], cached: Path, tmp_path: Path
+) -> None:
+    """New voices' children run off the engine thread. Each child is frozen (SIGSTOP: a slow
+    board's child, made as long as the test needs): meanwhile the warm voice `a` is served.
+    Two requests for new voice `b` share one child, and both speak once it goes on (SIGCONT).
+    The child of new voice `c` is killed (as by the out-of-memory killer): `c`'s request gets
+    what a failed voice gets (its language's default speaks it), and `a` is served on."""
+    data = tmp_path / "data"
+    shutil.copytree(cached, data)
+    new_c = write_voice_wav(tmp_path / "c.wav", 1.0, seed=7)
+    configured = {"a": voices["a"], "a2": voices["a"], "b": voices["b"], "c": new_c}
+    args = lean_args(slim_model, configured, data, "--quantize", "off")
+    with ServerProcess(args, tmp_path / "server.log") as server, ThreadPoolExecutor(2) as pool:
+        server.wait_for_log("Ready")  # `a` (and `a2`, the same state) made at the start
+        assert "encoding of voice b" not in server.log, server.log
+        new_b = [pool.submit(asyncio.run, synthesize(server.port, TEXT, "b")) for _ in "12"]
+        pid = child_pid(server, "b")
+        with frozen(pid):
+            reply_audio(server, "a")  # the engine serves while b's child is frozen
+            assert process_state(pid) == "T"  # frozen all along: `a` did not wait for it
+        for reply in new_b:
+            heard = reply.result(timeout=60)
+            assert heard.audio and not heard.errors, heard.errors
+        assert server.log.count("encoding of voice b runs") == 1, server.log
+
+        new_c_reply = pool.submit(asyncio.run, synthesize(server.port, TEXT, "c"))
+        pid = child_pid(server, "c")
+        with frozen(pid):
+            reply_audio(server, "a")
+            assert process_state(pid) == "T"
+            os.kill(pid, signal.SIGKILL)
+        heard = new_c_reply.result(timeout=60)
+        reply_audio(server, "a")
+        assert server.stop() == 0
+    assert heard.audio and not heard.errors  # the catalog's fallback voice spoke it, as before
+    log = server.log
+    assert "Voice b cannot" not in log and "Encoded voice b" in log, log
+    assert "the encoding of voice c was killed by SIGKILL (out of memory?)" in log, log
+    assert re.search(r"Voice c cannot load \(.*killed by SIGKILL.*\): using a", log), log
+
+
+@contextlib.contextmanager
+def frozen(pid: int) -> Iterator[None]:
+    """The process stopped (SIGSTOP) for the block and continued after it, even if the block
+    fails (a stopped child could not notice its server's end)."""
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGCONT)
+
+
+def process_state(pid: int) -> str:
+    """A process's state letter from /proc (T: stopped by a signal)."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return stat[stat.rindex(")") + 2]
 
 
 def child_pid(server: ServerProcess, voice: str, timeout: float = 60) -> int:

@@ -676,3 +676,33 @@ def test_an_idle_period_starts_with_no_arrival_of_its_own(clock: Clock, loop) ->
     clock.now += 5.0
     assert sched.next(warm, idle_after=5.0) == IDLE
     assert not sched.arrived.is_set()
+
+
+def test_a_request_waiting_for_its_voice_lets_the_others_go_until_woken(clock: Clock, loop) -> None:
+    """A new voice's child runs off the engine (`voice_states.making`): the request that waits
+    for it gets no piece, even as the oldest newcomer; the others are served meanwhile, and a
+    `next` blocked on it alone returns it once the child ends and `wake` is called."""
+    sched = Scheduler(max_queue=5)
+    new, warm_one = make(loop, "new"), make(loop, "warm")
+    sched.admit(new)
+    sched.admit(warm_one)
+    sched.add(new, Piece("n1"))
+    clock.now += 1
+    sched.add(warm_one, Piece("w1"))
+    made = threading.Event()
+
+    def waits(request: SpeechRequest, piece: Piece) -> bool:
+        return request is new and not made.is_set()
+
+    work = sched.next(warm, waits=waits)
+    assert work is not None and (work[0], work[1].text) == (warm_one, "w1")
+    sched.done(warm_one)
+    got: list[object] = []
+    waiting = threading.Thread(target=lambda: got.append(sched.next(warm, waits=waits)))
+    waiting.start()
+    waiting.join(0.2)
+    assert waiting.is_alive()  # nothing ready: the voice is still being made
+    made.set()
+    sched.wake()
+    waiting.join(5)
+    assert [(work[0], work[1].text) for work in got] == [(new, "n1")]  # type: ignore[index]

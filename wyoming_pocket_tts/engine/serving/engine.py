@@ -6,6 +6,10 @@ next is the `Scheduler`'s choice, one piece of text at a time; a piece for a lan
 is not loaded yet loads it first, in turn. A piece is one sentence, and no longer than
 `chunking.MAX_PIECE_TOKENS`, so one piece never holds the engine, or a listener's unread-audio
 bound, for more than a sentence.
+
+On the graphs alone a new voice's state is a child process's work: it is waited for off this
+thread (`voice_states.making`); the requests for that voice wait (`_waits`), the others are
+served meanwhile, and the state is measured and spoken here once it arrives.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from ..tuning.timing import Abandoned
 from ..tuning.tuned import Tuning, on_graphs, retuned, warm_up, with_graphs
 from ..tuning.verdict import log_speed_verdict
 from ..voice_states.cache import Voice
+from ..voice_states.making import VoiceMaking
 from .pool import LoadedModel, ModelPool, ModelUnavailable
 from .request import Piece, SpeechRequest
 from .scheduler import IDLE, Scheduler
@@ -49,7 +54,7 @@ class Engine:
         self.ready: concurrent.futures.Future[None] = concurrent.futures.Future()
         """Resolves once the model and the first voices are loaded, or fails with the reason."""
         self.scheduler = Scheduler(settings.max_queue)
-        self.models = ModelPool(settings, catalog.failures)
+        self.models = ModelPool(settings, catalog.failures, VoiceMaking(self.scheduler.wake))
         self._catalog = catalog
         self.waiting: str | None = None
         """What the first start waits for while a download finds no network (`offline`)."""
@@ -85,7 +90,8 @@ class Engine:
             self.ready.set_exception(error)
             return
         self.ready.set_result(None)
-        while (work := self.scheduler.next(self._is_warm, self._idle_after())) is not None:
+        next_work = self.scheduler.next
+        while (work := next_work(self._is_warm, self._idle_after(), self._waits)) is not None:
             if work == IDLE:
                 self._measure_again()
                 if self.settings.unload_after is not None:
@@ -214,6 +220,15 @@ class Engine:
         loaded = self.models.peek(code)
         return loaded is not None and loaded.voices.cached(request.voice)
 
+    def _waits(self, request: SpeechRequest, piece: Piece) -> bool:
+        """A child makes the state of the voice `piece` speaks in (graphs alone): it waits,
+        and the scheduler wakes when the child ends."""
+        if not piece.text and not piece.prepare:
+            return False  # a pause
+        spec = piece.voice or request.voice
+        loaded = self.models.peek(spec.code)
+        return loaded is not None and loaded.voices.waiting(spec)
+
     def _warm_up(self) -> None:
         """Load and warm up the default model and its first voices (all models with
         `preload`)."""
@@ -272,6 +287,8 @@ class Engine:
                 code = MODEL_NOT_DOWNLOADED if missing else MODEL_UNAVAILABLE
                 self.scheduler.cancel(request, JobError(code, str(error)))
                 return []
+            if loaded.voices.waiting(voice_spec):
+                return [piece]  # its model was just loaded: the voice's child runs now
             voice = self._voice(loaded, request, piece)
             if piece.prepare:
                 return []

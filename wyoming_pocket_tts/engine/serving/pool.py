@@ -29,6 +29,7 @@ from ...voices.cloning import report_voice_cloning
 from ..model.identity import model_identity
 from ..tuning.tuned import Tuning, load_tuned_model
 from ..voice_states.cache import VoiceStates
+from ..voice_states.making import VoiceMaking
 from ..voice_states.store import VoiceStateStore
 
 if TYPE_CHECKING:
@@ -55,11 +56,15 @@ class LoadedModel:
 class ModelPool:
     """Models by language code, least recently used unloaded past `capacity`."""
 
-    def __init__(self, settings: EngineSettings, failures: LoadFailures) -> None:
+    def __init__(
+        self, settings: EngineSettings, failures: LoadFailures, making: VoiceMaking | None = None
+    ) -> None:
         self._settings = {model.code: model for model in settings.models}
         self._capacity = settings.max_models
         self._engine = settings
         self._failures = failures
+        self._making = making or VoiceMaking()
+        """Makes new voices' states for every model on the graphs alone, one child at a time."""
         self._loaded: OrderedDict[str, LoadedModel] = OrderedDict()
         self._failed: dict[str, str] = {}
         self._threads = 0
@@ -161,6 +166,7 @@ class ModelPool:
             self._open_store(tuning.settings),  # keyed by the quantisation actually used
             self._engine.loudness,
             tuning.settings.code,
+            self._making,
         )
 
     def _open_store(self, settings: ModelSettings) -> VoiceStateStore | None:

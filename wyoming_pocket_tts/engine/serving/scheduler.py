@@ -22,6 +22,10 @@ Switches are costly: a piece whose model is not loaded, or whose voice state is 
 long as the last switch took; so two languages sharing one model slot alternate in turns that
 pay for their loads, not sentence by sentence.
 
+A request whose next piece waits for its voice (a child makes its state off the engine thread,
+`voice_states.making`; the engine's `waits` says so) gets no piece until the voice is made, and
+the others are served meanwhile; `wake` is called when a child ends.
+
 Bounds, counted at every moment: at most `max_queue` listeners have a request in the engine's
 care (each listener's later requests wait in its line, in order, and do not compete); a listener
 holding more than `max_buffered` bytes of unread audio gets no piece until it reads.
@@ -164,7 +168,8 @@ class Scheduler:
             self._finish(request)
 
     def wake(self) -> None:
-        """A listener read some of its audio: paused work may go on."""
+        """A listener read some of its audio, or a voice's child ended (any thread): work that
+        was paused or waiting may go on."""
         with self._cond:
             self._cond.notify()
 
@@ -198,16 +203,23 @@ class Scheduler:
             return self._cond.wait_for(lambda: self._stopping, timeout)
 
     def next(
-        self, is_warm: Callable[[SpeechRequest], bool], idle_after: float | None = None
+        self,
+        is_warm: Callable[[SpeechRequest], bool],
+        idle_after: float | None = None,
+        waits: Callable[[SpeechRequest, Piece], bool] = lambda request, piece: False,
     ) -> tuple[SpeechRequest, Piece] | Literal["idle"] | None:
         """Block until a piece is ready and take the one to speak now (see the module doc);
-        `IDLE` once nobody has had a request in care for `idle_after` seconds."""
+        `IDLE` once nobody has had a request in care for `idle_after` seconds. A request whose
+        next piece `waits` (for its voice) is not ready."""
         with self._cond:
             while not self._stopping:
                 ready = [
                     line[0]
                     for listener, line in self._lines.items()
-                    if line[0].pending and not line[0].running and not self._paused(listener)
+                    if line[0].pending
+                    and not line[0].running
+                    and not self._paused(listener)
+                    and not waits(line[0], line[0].pending[0])
                 ]
                 if ready:
                     request, cold = self._choose(ready, is_warm)

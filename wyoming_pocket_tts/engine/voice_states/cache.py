@@ -5,6 +5,11 @@ cached under the voice's resolved identity: its source, the truncate flag and, f
 fingerprint, so that an edited file is encoded again. pocket-tts deep-copies a state for every
 generation (`copy_state=True`), so cached states are never mutated. Each cached `Voice` also
 carries the gain that brings it to the target loudness (see `audio.loudness`).
+
+On the graphs alone a new voice's state is a child process's work (`encoder.in_child`): `waiting`
+starts it off the engine thread (`making`) and says whether it still runs, so that the engine
+serves other requests meanwhile; `get` takes the state made, then measures it here, on the
+engine thread, which owns the model. Two requests for one voice share its child.
 """
 
 from __future__ import annotations
@@ -12,7 +17,9 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
+from concurrent.futures import Future
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,6 +32,7 @@ from ..onnx.lean import LeanModel
 from .calibration import measure_voice
 from .encoder import encode, in_child
 from .lru import LruCache
+from .making import VoiceMaking
 from .store import ModelState, VoiceStateStore
 
 if TYPE_CHECKING:
@@ -98,6 +106,7 @@ class VoiceStates:
         store: VoiceStateStore | None,
         loudness: LoudnessSettings | None = None,
         language: str = "en",
+        making: VoiceMaking | None = None,
     ) -> None:
         self._model = model
         self._store = store
@@ -106,6 +115,10 @@ class VoiceStates:
         """The model's language code: the calibration phrase is spoken in it."""
         self.cache: LruCache[VoiceKey, Voice] = LruCache(capacity)
         self._fingerprints = FileFingerprints()
+        self._children = making or VoiceMaking()
+        self._making: dict[VoiceKey, Future[ModelState]] = {}
+        """States children make or have made, until `get` takes them (an abandoned one stays
+        until its voice is asked for again)."""
 
     def key_for(self, spec: VoiceSpec) -> VoiceKey:
         """The identity of a voice's state as it is on disk right now."""
@@ -122,19 +135,55 @@ class VoiceStates:
             return False
 
     def get(self, spec: VoiceSpec) -> Voice:
-        """The voice for `spec`, encoding (and measuring) it on a cache miss."""
+        """The voice for `spec`, encoding (and measuring) it on a cache miss; a state that a
+        child still makes (`waiting`) is waited for."""
         key = self.key_for(spec)
         return self.cache.get_or_create(key, lambda: self._load(spec, key))
 
+    def waiting(self, spec: VoiceSpec) -> bool:
+        """On the graphs alone: a child makes the state of `spec` (started now if `get` would
+        need one and none runs for it), so `get` would wait. False when `get` costs no child,
+        or fails at once (it raises the reason then)."""
+        if not isinstance(self._model, LeanModel):
+            return False
+        try:
+            key = self.key_for(spec)
+            if key in self.cache:
+                return False
+            future = self._making.get(key)
+            if future is None:
+                source = self._prompt_source(spec, key)
+                if not self._needs_child(key, source):
+                    return False
+                make = partial(self._make, spec, key, source)
+                future = self._making[key] = self._children.start(spec.name, make)
+        except Exception:
+            return False
+        return not future.done()
+
+    def _needs_child(self, key: VoiceKey, source: str | Path) -> bool:
+        """Its state is a child's work: not a saved state (read here), not a prompt these
+        weights refuse, not saved already."""
+        if isinstance(source, Path) and not is_audio_prompt(str(source)):
+            return False
+        if key.is_prompt and not can_clone(self._model):
+            return False
+        saved = self._saved_path(key)
+        return not (saved is not None and self._kept(key) and saved.is_file())
+
+    def _saved_path(self, key: VoiceKey) -> Path | None:
+        if self._store is None:
+            return None
+        return self._store.path_for(
+            key.fingerprint or key.source, key.truncate, can_clone(self._model)
+        )
+
     def _load(self, spec: VoiceSpec, key: VoiceKey) -> Voice:
+        making = self._making.pop(key, None)
         source = self._prompt_source(spec, key)
         if not can_clone(self._model) and key.is_prompt:
             raise VoiceCloningUnavailable()
-        store, saved = self._store, None
-        if store is not None:
-            saved = store.path_for(
-                key.fingerprint or key.source, key.truncate, can_clone(self._model)
-            )
+        store, saved = self._store, self._saved_path(key)
         kept = self._kept(key)
         found = store.load(self._model, saved) if store and saved and kept else None
         if found is not None:
@@ -142,7 +191,7 @@ class VoiceStates:
             _LOGGER.info("Loaded voice %s from its saved state", spec.name)
             fresh = False
         else:
-            state = self._make(spec, key, source)
+            state = self._make(spec, key, source) if making is None else making.result()
             loudness = None
             if store is not None and saved is not None and self._loudness and not kept:
                 loudness = store.load_loudness(saved)
