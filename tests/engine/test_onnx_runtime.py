@@ -612,11 +612,12 @@ def test_auto_times_the_graphs_at_the_precision_torch_chose_and_keeps_them(
     exported: Path,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     """The defaults (`--runtime auto --quantize auto`): torch's start chooses int8, so the
     graphs compared with it are int8 too (exported in the background beside the cached fp32
-    ones), and they serve once faster. Figures injected as above: torch int8 faster than fp32,
-    the graphs faster than both."""
+    ones), and they serve once faster; the log says so. Figures injected as above: torch int8
+    faster than fp32, the graphs faster than both."""
     if int8_unavailable() is not None:
         pytest.skip(f"no int8 in this torch: {int8_unavailable()}")
     real = comparison.time_serving
@@ -645,7 +646,10 @@ def test_auto_times_the_graphs_at_the_precision_torch_chose_and_keeps_them(
             settings = engine.tuning.settings
             return compared, f"{settings.runtime} {settings.quantize}", engine.tuning.provisional
 
-    compared, serving, provisional = asyncio.run(scenario())
+    with caplog.at_level(logging.INFO):
+        compared, serving, provisional = asyncio.run(scenario())
+    said = [r.getMessage() for r in caplog.records if "now runs on ONNX Runtime" in r.getMessage()]
+    assert len(said) == 1 and "chosen by --runtime auto" in said[0], said
     assert compared == ["int8 x1", "onnx int8 x1"]
     assert (serving, provisional) == ("onnx True", False)
     settings = ModelSettings(model=None, config=str(endless_model.config_path), runtime="auto")

@@ -156,8 +156,15 @@ class Engine:
             result = loaded.tuning.pending.run(self.scheduler.arrived)
             if result is None:
                 return
+            runtime = loaded.tuning.settings.runtime
             model, tuning = retuned(loaded.tuning, result)
             self.models.retune(loaded, model, tuning)
+            if runtime != "onnx" and tuning.settings.runtime == "onnx":
+                _LOGGER.info(
+                    "The %s model now runs on ONNX Runtime (chosen by --runtime auto); torch "
+                    "leaves the process at the next start, which serves on the cached graphs alone",
+                    tuning.settings.code,
+                )
             log_speed_verdict(tuning)
             self._warm_voices(loaded)
 
