@@ -38,8 +38,9 @@ if TYPE_CHECKING:
 
 _LOGGER = logging.getLogger(__name__)
 
-GRAPHS_VERSION = 5
-"""Of the export's code (`onnx.export`, `onnx.attention`): a change exports again."""
+GRAPHS_VERSION = 6
+"""Of the export's code (`onnx.export`, `onnx.attention`) and the layers `onnx.quantize` takes:
+a change exports again (6: the flow head's modulations in int8)."""
 _FOLDER = "graphs"
 _PACKAGES = ("pocket-tts", "torch", "onnx", "onnxruntime")
 FAILED = "failed.txt"

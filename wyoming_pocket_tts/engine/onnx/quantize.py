@@ -26,6 +26,8 @@ _LOGGER = logging.getLogger(__name__)
 _SMALL = 1 << 16
 """Initializers up to this many bytes keep their values in the weightless copy (shapes given
 as constants, e.g. a Reshape's); larger ones are weights, given by type and shape only."""
+_MODULATION = ("flow_net", "adaLN_modulation")
+"""In the namespace of a flow-head modulation layer (pocket-tts's `SimpleMLPAdaLN`)."""
 
 
 def with_int8(graphs: Graphs) -> None:
@@ -35,15 +37,19 @@ def with_int8(graphs: Graphs) -> None:
 
 
 def quantized_graph(path: Path, target: Path) -> None:
-    """ONNX Runtime's dynamic int8 of the layers the server's int8 quantises (the linear layers
-    of the LM's and Mimi's decoder transformers), written to `target`. Quantising every MatMul
-    with a constant weight (the flow head and input projections too) moved the LM's next latent
-    by 0.29 of its RMS, against 0.008 for this choice and for torch's int8 (`lsd` shapes)."""
+    """ONNX Runtime's dynamic int8, one scale per tensor, of the layers the server's int8
+    quantises (the linear layers of the LM's and Mimi's decoder transformers) and of the LM's
+    flow head's adaLN modulations (`flow_modulations`), written to `target`. Quantising every
+    MatMul with a constant weight (the whole flow head and input projections too) moved the
+    LM's next latent by 0.29 of its RMS, against 0.008 for the transformer layers alone and for
+    torch's int8 (`lsd` shapes); at `english` shapes the whole flow head moved it by 0.025 (one
+    scale per output channel: 0.024), the modulations alone by 0.0145, against torch int8's
+    0.018 (docs/performance.md, "The flow head's modulations in int8")."""
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     graph = onnx.load(str(path), load_external_data=False).graph
-    chosen = transformer_layers(graph)
+    chosen = transformer_layers(graph) + flow_modulations(graph)
     del graph  # the weights too, where they are in the file (graphs exported before 0.7)
     with _lean_quantizer():
         quantize_dynamic(path, target, nodes_to_quantize=chosen, weight_type=QuantType.QInt8)
@@ -58,6 +64,21 @@ def transformer_layers(graph: Any) -> list[str]:
         if node.op_type == "MatMul"
         and any(
             prop.key == "namespace" and "transformer." in prop.value and "Linear" in prop.value
+            for prop in node.metadata_props
+        )
+    ]
+
+
+def flow_modulations(graph: Any) -> list[str]:
+    """The names the adaLN modulation layers of `graph`'s flow head (`flow_net`; over half of its
+    weights at `english` shapes) take where `quantize_dynamic` quantises: they export as `Gemm`,
+    which it rewrites first as a MatMul named after it and an Add."""
+    return [
+        f"{node.name}_MatMul"
+        for node in graph.node
+        if node.op_type == "Gemm"
+        and any(
+            prop.key == "namespace" and all(part in prop.value for part in _MODULATION)
             for prop in node.metadata_props
         )
     ]
