@@ -8,6 +8,7 @@ speed is asserted: the machine is shared.
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import pytest
@@ -90,18 +91,28 @@ def test_the_profiled_model_is_left_as_it_was(model: TTSModel) -> None:
         assert name not in vars(owner)
 
 
+def steady_profile(model: TTSModel) -> FrameProfile:
+    """A profile of `FRAMES` frames with a steady window: the test model's LM runs far ahead
+    of Mimi, and on a loaded host Mimi may decode every frame after its first in one chunk,
+    which leaves no window (`ValueError`); tried `ATTEMPTS` times."""
+    for _ in range(ATTEMPTS - 1):
+        with contextlib.suppress(ValueError):
+            return profile_frames(model, FRAMES)
+    return profile_frames(model, FRAMES)
+
+
 def test_host_limits_are_measured_and_printed_beside_the_parts(model: TTSModel) -> None:
     limits = hardware.limits(model, {"fp32": model})
     for key in ("bandwidth_gb_s", "core_gflop_s", "lm_mflop", "mimi_mflop"):
         assert math.isfinite(limits[key]) and limits[key] > 0, key
     floors = limits["floors"]["fp32"]
     assert floors["frame_floor_ms"] == max(floors["lm_floor_ms"], floors["mimi_floor_ms"]) > 0
-    summary = summarize([profile_frames(model, 12)], [0.02])
+    summary = summarize([steady_profile(model)], [0.02])
     table = render(
         {
             "size": "tiny",
             "runs": 1,
-            "frames": 12,
+            "frames": FRAMES,
             "limits": limits,
             "configs": {"fp32 x1": summary},
             "load_average": {"min": 1.0, "max": 1.0},
