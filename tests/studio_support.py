@@ -113,6 +113,26 @@ def read_only(folder: Path) -> Iterator[None]:
         subprocess.run(["umount", str(folder)], check=True, timeout=10)
 
 
+async def status_model_row(url: str, text: str) -> str:
+    """The studio status tab's first model row, as chromium shows it once it says `text` (or
+    after 30 s: the row says what it says, for the test to assert)."""
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = await browser.new_page()
+            await page.goto(url)
+            await page.wait_for_selector("body[data-ready='1']")
+            await page.click("nav button[data-tab='status']")
+            row = page.locator("#status-models tbody tr").first
+            with contextlib.suppress(Exception):  # playwright's timeout
+                await row.get_by_text(text, exact=False).wait_for(timeout=30_000)
+            return await row.inner_text()
+        finally:
+            await browser.close()
+
+
 async def status(studio: Studio) -> dict[str, Any]:
     """The studio's status entry of its one model."""
     async with (

@@ -29,7 +29,7 @@ from testkit.model_factory import TinyModel, write_voice_wav
 from testkit.support import ServerProcess, differing_samples, synthesize
 from testkit.zygote import FORK_ENV
 from tests.conftest import model_args
-from tests.studio_support import CHROMIUM, CHROMIUM_ARGS, need_chromium
+from tests.studio_support import need_chromium, status_model_row
 from wyoming_pocket_tts.engine.chunking import chunks
 from wyoming_pocket_tts.engine.onnx import cache as runtime
 from wyoming_pocket_tts.engine.onnx.lean import LeanModel
@@ -68,24 +68,6 @@ def lean_args(model: TinyModel, voices: dict[str, Path], data: Path, *extra: str
     return [*model_args(model, voices), "--runtime", "onnx", "--data-dir", str(data), *extra]
 
 
-async def status_row(url: str) -> str:
-    """The studio status tab's model row, as chromium shows it once it names the runtime."""
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = await browser.new_page()
-            await page.goto(url)
-            await page.wait_for_selector("body[data-ready='1']")
-            await page.click("nav button[data-tab='status']")
-            row = page.locator("#status-models tbody tr").first
-            await row.get_by_text("ONNX Runtime", exact=False).wait_for(timeout=30_000)
-            return await row.inner_text()
-        finally:
-            await browser.close()
-
-
 def reply_audio(server: ServerProcess, voice: str, text: str = TEXT) -> bytes:
     reply = asyncio.run(synthesize(server.port, text, voice))
     assert not reply.errors, reply.errors
@@ -112,7 +94,7 @@ def test_a_cached_start_serves_a_cloned_voice_without_torch_in_the_process(
         base = f"http://127.0.0.1:{http.group(1)}/"
         with urlopen(base + "studio/api/status", timeout=10) as page:
             [model] = json.load(page)["models"]
-        row = asyncio.run(status_row(base))
+        row = asyncio.run(status_model_row(base, "ONNX Runtime"))
         assert server.stop() == 0
     assert (model["runtime"], model["quantized"], model["without_torch"]) == ("onnx", True, "now")
     assert "on ONNX Runtime (int8), without torch" in row and "next start" not in row, row

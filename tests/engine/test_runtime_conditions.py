@@ -10,7 +10,6 @@ to them. Its data folder then holds the graphs the other tests start from (copie
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import shutil
 import threading
 from dataclasses import dataclass
@@ -23,11 +22,10 @@ from testkit.model_factory import TinyModel
 from testkit.support import Reply, running_server, synthesize
 from tests.conftest import model_args
 from tests.studio_support import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     need_chromium,
     running_studio,
     status,
+    status_model_row,
     until,
 )
 from wyoming_pocket_tts.engine.onnx import background as graph_export
@@ -65,26 +63,6 @@ class FirstStart:
     runtime_after: str
 
 
-async def status_row(url: str) -> str:
-    """The status tab's model row, as chromium shows it once it says the graphs are prepared
-    (or after 30 s)."""
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = await browser.new_page()
-            await page.goto(url)
-            await page.wait_for_selector("body[data-ready='1']")
-            await page.click("nav button[data-tab='status']")
-            row = page.locator("#status-models tbody tr").first
-            with contextlib.suppress(Exception):  # playwright's timeout: the row says what it says
-                await row.get_by_text(PREPARING, exact=False).wait_for(timeout=30_000)
-            return await row.inner_text()
-        finally:
-            await browser.close()
-
-
 @pytest.fixture(scope="module")
 def first_start(
     endless_model: TinyModel, voices: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
@@ -120,7 +98,7 @@ def first_start(
 
             engine.scheduler.admit = admitted  # type: ignore[method-assign]
             entry = await status(studio)
-            page = await status_row(studio.url)
+            page = await status_model_row(studio.url, PREPARING)
             assert engine.tuning.export is not None, "the export ended before the page was read"
             assert await asyncio.to_thread(switching.wait, GATE), "the switch never began"
             before = len(frames)
