@@ -71,8 +71,7 @@ def build_parser(
     parser.add_argument(
         "--uri",
         default=_SERVER.uri,
-        help="where Wyoming clients connect: tcp://HOST:PORT or unix://PATH "
-        "(default: %(default)s)",
+        help="where Wyoming clients connect: tcp://HOST:PORT or unix://PATH (default: %(default)s)",
     )
     parser.add_argument(
         "--language",

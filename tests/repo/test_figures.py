@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -123,7 +124,7 @@ def _sections(lines: list[str]) -> list[tuple[list[int], str]]:
     """(line numbers, text) per section of a document: from a heading to the next."""
     starts = [i for i, line in enumerate(lines) if line.startswith("#")] + [len(lines)]
     starts = [0, *starts] if starts[0] != 0 else starts
-    return [(list(range(a, b)), "\n".join(lines[a:b])) for a, b in zip(starts, starts[1:])]
+    return [(list(range(a, b)), "\n".join(lines[a:b])) for a, b in pairwise(starts)]
 
 
 def unsourced(document: Path, text: str) -> list[Figure]:
