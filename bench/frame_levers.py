@@ -23,11 +23,32 @@ from pathlib import Path
 from typing import Any
 
 from wyoming_pocket_tts.engine.onnx.lean import LeanModel
+from wyoming_pocket_tts.engine.onnx.runners import (  # the bindings: this bench's own knob
+    LMRunner,
+    MimiRunner,
+    MimiState,
+    _LMBinding,
+    _MimiBinding,
+)
 from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT, SHORT_TEXT, interleaved, serve
 from wyoming_pocket_tts.settings import ModelSettings
 
 FRAMES = 40
 FRAME_SECONDS = 0.08
+
+
+class FreshLMRunner(LMRunner):
+    """The LM's runner with a new binding and buffers for every run (before lever 4)."""
+
+    def _binding(self, caches: list[Any], steps: int, dim: int) -> _LMBinding:
+        return _LMBinding(self.session, caches, steps, dim, self.ldim)
+
+
+class FreshMimiRunner(MimiRunner):
+    """Mimi's runner with a new binding and buffers for every frame (before lever 4)."""
+
+    def _binding(self, state: MimiState, latent: tuple[int, ...]) -> _MimiBinding:
+        return _MimiBinding(self.session, state, self.steps, self.samples, latent)
 
 
 def _timed(model: Any) -> dict[str, float]:
@@ -77,14 +98,17 @@ def render(results: dict[str, dict[str, float]], reference: str, before: str) ->
 
 def lean(spec: str, int8: bool) -> Callable[[], Any]:
     """A lean model on `spec`: `FOLDER[:OPTION,...]`; options: `fresh` (a new binding and
-    buffers per run, the runners' `reuse` off, as before issue 50's lever 4), `lm2`, `mimi2`
-    (two intra-op threads for that stage), `nospin` (intra-op threads do not spin)."""
+    buffers per run, `FreshLMRunner` and `FreshMimiRunner`, as before issue 50's lever 4),
+    `lm2`, `mimi2` (two intra-op threads for that stage), `nospin` (intra-op threads do not
+    spin)."""
     path, _, given = spec.partition(":")
     options = set(filter(None, given.split(",")))
 
     def make() -> Any:
         model = LeanModel(Path(path), ModelSettings(model=None, config=None), int8, 1)
-        model.lm.reuse = model.mimi.reuse = "fresh" not in options
+        if "fresh" in options:
+            model.lm = FreshLMRunner(model.graphs.lm(int8), 1)
+            model.mimi = FreshMimiRunner(model.graphs.mimi(int8), model.mimi.steps, 1)
         for stage, graph in (("lm", model.graphs.lm(int8)), ("mimi", model.graphs.mimi(int8))):
             threads = 2 if f"{stage}2" in options else 1
             if threads > 1 or "nospin" in options:
@@ -130,23 +154,32 @@ if __name__ == "__main__":
 
 
 def stage_times(folder: Path, int8: bool, rounds: int = 8, calls: int = 40) -> dict[str, float]:
-    """Median ms of one LM frame (`lm.run`, one step) and one Mimi frame (`mimi.decode`), with
-    the runners' `reuse` on and off, alternating blocks of `calls` in one process, one thread."""
+    """Median ms of one LM frame (`lm.run`, one step) and one Mimi frame (`mimi.decode`), on
+    reused bindings and on fresh ones (`FreshLMRunner`, `FreshMimiRunner`), alternating blocks
+    of `calls` in one process, one thread."""
     import numpy as np
 
-    from wyoming_pocket_tts.engine.onnx.voice_arrays import lm_caches, request_slots
+    from wyoming_pocket_tts.engine.onnx.plan import frame_budget, slot_budget
+    from wyoming_pocket_tts.engine.onnx.voice_arrays import lm_caches
 
     model = LeanModel(folder, ModelSettings(model=None, config=None), int8, 1)
     tokens = model.tokenizer.encode(LONG_TEXT)
-    lm, mimi = model.lm, model.mimi
+    runners = {
+        True: (model.lm, model.mimi),
+        False: (
+            FreshLMRunner(model.graphs.lm(int8), 1),
+            FreshMimiRunner(model.graphs.mimi(int8), model.mimi.steps, 1),
+        ),
+    }
+    lm = model.lm
     noise = np.zeros((1, lm.ldim), np.float32)
     embedding = model.frame.embed(np.full((1, 1, lm.ldim), np.nan, np.float32))
     latent = np.zeros((1, 1, lm.ldim), np.float32)
     times: dict[str, list[float]] = {}
     for order in interleaved([True, False], rounds):
         for reuse in order:
-            lm.reuse = mimi.reuse = reuse
-            slots = lm.cache_slots(request_slots(0, len(tokens), model.longest(len(tokens))))
+            lm, mimi = runners[reuse]
+            slots = slot_budget(0, len(tokens), frame_budget(len(tokens), model.settings))
             caches = lm_caches(model.empty_state(), model.graphs.lm_names, slots)
             lm.run(caches, 0, np.asarray(model.table[tokens], np.float32)[None], noise)
             state = mimi.new_state()

@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 
 from wyoming_pocket_tts.engine.onnx.lean import LeanModel
-from wyoming_pocket_tts.engine.onnx.voice_arrays import lm_caches, request_slots
+from wyoming_pocket_tts.engine.onnx.plan import frame_budget, slot_budget
+from wyoming_pocket_tts.engine.onnx.voice_arrays import lm_caches
 from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT
 from wyoming_pocket_tts.settings import ModelSettings
 
@@ -81,7 +82,7 @@ def profile(folder: Path, int8: bool, frames: int = 30) -> dict[str, Any]:
         model.lm.session = _profiled(model.graphs.lm(int8), f"{scratch}/lm")
         model.mimi.session = _profiled(model.graphs.mimi(int8), f"{scratch}/mimi")
         tokens = model.tokenizer.encode(LONG_TEXT)
-        slots = model.lm.cache_slots(request_slots(0, len(tokens), model.longest(len(tokens))))
+        slots = slot_budget(0, len(tokens), frame_budget(len(tokens), model.settings))
         caches = lm_caches(model.empty_state(), model.graphs.lm_names, slots)
         noise = np.zeros((1, model.lm.ldim), np.float32)
         prompt = np.asarray(model.table[tokens], np.float32)[None]

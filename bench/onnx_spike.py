@@ -38,6 +38,7 @@ from testkit.model_factory import build_tiny_model
 from wyoming_pocket_tts.engine.model.equivalents import use_equivalents
 from wyoming_pocket_tts.engine.onnx.attention import use_exportable_attention
 from wyoming_pocket_tts.engine.onnx.lean import LeanModel
+from wyoming_pocket_tts.engine.onnx.plan import frame_budget, slot_budget
 from wyoming_pocket_tts.engine.onnx.voice_arrays import lm_caches
 from wyoming_pocket_tts.engine.tuning.timing import (
     LONG_TEXT,
@@ -151,7 +152,7 @@ class LeanSide:
         """Fresh LM caches after `LONG_TEXT`'s prompt (no voice), and their offset."""
         model = self.model
         tokens = model.tokenizer.encode(LONG_TEXT)
-        slots = model.lm.cache_slots(len(tokens) + model.longest(len(tokens)))
+        slots = slot_budget(0, len(tokens), frame_budget(len(tokens), model.settings))
         caches = lm_caches(model.empty_state(), model.graphs.lm_names, slots)
         prompt = np.asarray(model.table[tokens], np.float32)[None]
         model.lm.run(caches, 0, prompt, self._noise())

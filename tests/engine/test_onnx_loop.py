@@ -134,7 +134,7 @@ def test_the_loop_speaks_as_pocket_tts(
     reference = pocket(endless_model)
     expected = speak(reference, reference.get_state_for_audio_prompt(voice_file))
     model = loop_model(graphs, int8)
-    state = model.voice_state(voice_file)
+    state = read_state(voice_file)
     got = speak(model, state)
     assert relative(got, expected) < tolerance
     if not int8:
@@ -171,7 +171,7 @@ def test_end_of_speech_and_the_frames_after_it(
     expected = speak(reference, reference.get_state_for_audio_prompt(voice_file), text, None)
     assert expected.size == expected_frames(reference, text) * SAMPLES_PER_FRAME
     model = loop_model(with_eos)
-    got = speak(model, model.voice_state(voice_file), text, None)
+    got = speak(model, read_state(voice_file), text, None)
     assert got.size == expected.size
     assert relative(got, expected) < FP32_TOLERANCE
 
@@ -193,7 +193,7 @@ def test_the_frames_after_eos_the_model_recommends(
     speech["frames_after_eos"] = after
     (folder / "speech.json").write_text(json.dumps(speech))
     model = loop_model(folder)
-    got = speak(model, model.voice_state(voice_file), TEXTS[0], None)
+    got = speak(model, read_state(voice_file), TEXTS[0], None)
     assert got.size == expected.size
     assert relative(got, expected) < FP32_TOLERANCE
 
@@ -384,10 +384,12 @@ def test_the_loop_runs_without_torch_or_pocket_tts(
         "from itertools import islice\n"
         "from pathlib import Path\n"
         "import numpy as np\n"
+        "from wyoming_pocket_tts.engine.onnx.graphs import Graphs\n"
         "from wyoming_pocket_tts.engine.onnx.loop import GraphSpeech\n"
+        "from wyoming_pocket_tts.engine.onnx.voice_arrays import read_state\n"
         "from wyoming_pocket_tts.engine.speech import generation\n"
-        f"model = GraphSpeech.load(Path({str(graphs)!r}))\n"
-        f"state = model.voice_state(Path({str(voice_file)!r}))\n"
+        f"model = GraphSpeech(Graphs.read(Path({str(graphs)!r})), False, 1)\n"
+        f"state = read_state(Path({str(voice_file)!r}))\n"
         f"with generation(model, state, {LONG_TEXT!r}) as stream:\n"
         "    audio = np.concatenate(list(islice(stream, 3)))\n"
         f"np.save({str(out)!r}, audio)\n"
@@ -403,8 +405,8 @@ def test_the_loop_runs_without_torch_or_pocket_tts(
     assert done.stdout.strip() == "[]"
     heard = np.load(out)
     assert heard.size >= SAMPLES_PER_FRAME * 3
-    model = GraphSpeech.load(graphs)
-    with generation(model, model.voice_state(voice_file), LONG_TEXT) as stream:
+    model = GraphSpeech(Graphs.read(graphs), False, 1)
+    with generation(model, read_state(voice_file), LONG_TEXT) as stream:
         here = np.concatenate(list(islice(stream, 3)))
     size = min(heard.size, here.size)  # the frames per chunk vary with the threads' pace
     assert relative(heard[:size], here[:size]) < FP32_TOLERANCE

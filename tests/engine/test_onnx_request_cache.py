@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from bench.frame_levers import FreshLMRunner, FreshMimiRunner
 from testkit.model_factory import TinyModel
 from tests.engine.test_onnx_loop import (
     FP32_TOLERANCE,
@@ -26,7 +27,8 @@ from tests.engine.test_onnx_loop import (
 )
 from wyoming_pocket_tts.engine.onnx import loop
 from wyoming_pocket_tts.engine.onnx.loop import GraphSpeech
-from wyoming_pocket_tts.engine.onnx.voice_arrays import lm_caches, offset_of, request_slots
+from wyoming_pocket_tts.engine.onnx.plan import frame_budget, grown_slots, slot_budget
+from wyoming_pocket_tts.engine.onnx.voice_arrays import lm_caches, offset_of, read_state
 
 pytestmark = [pytest.mark.usefixtures("one_torch_thread"), pytest.mark.timeout(600)]
 
@@ -53,6 +55,13 @@ class Recorded:
 
         model.lm.run = recorded  # type: ignore[method-assign]
 
+    def growths(self) -> int:
+        """How often a run found its request's caches larger than the run before it did."""
+        return sum(
+            after[0] > before[0] and after[2] == 1
+            for before, after in zip(self.runs, self.runs[1:], strict=False)
+        )
+
     def pieces(self) -> list[list[tuple[int, int, int]]]:
         """The runs by text piece: each starts with its prompt and first frame (more than one
         step)."""
@@ -75,13 +84,13 @@ def test_request_sized_caches_speak_as_pocket_tts_over_300_frames(
     expected = speak(reference, reference.get_state_for_audio_prompt(voice_file), PIECES,
                      LONG_FRAMES)  # fmt: skip
     model = loop_model(graphs, int8)
-    state = model.voice_state(voice_file)
+    state = read_state(voice_file)
     recorded = Recorded(model)
     got = speak(model, state, PIECES, LONG_FRAMES)
     assert relative(got, expected) < tolerance
     if not int8:
         assert relative(got, expected) < FP32_TOLERANCE / 10
-    assert model.lm.grown == 0
+    assert recorded.growths() == 0
     pieces = recorded.pieces()
     assert len(pieces) >= 2
     used = offset_of(state, model.graphs.lm_names)
@@ -89,10 +98,10 @@ def test_request_sized_caches_speak_as_pocket_tts_over_300_frames(
         slots, offset, steps = runs[0]
         tokens = steps - 1  # the prompt and the first frame run as one
         assert offset == used
-        assert slots == request_slots(used, tokens, model.longest(tokens)) < 1000
+        assert slots == slot_budget(used, tokens, frame_budget(tokens, model.settings)) < 1000
         assert {run[0] for run in runs} == {slots}
     slots, _, steps = pieces[0][0]
-    assert len(pieces[0]) == model.longest(steps - 1)
+    assert len(pieces[0]) == frame_budget(steps - 1, model.settings)
     assert pieces[0][-1][1] + 1 == slots  # its last frame wrote the last slot
 
 
@@ -102,13 +111,15 @@ def test_a_request_past_its_first_allocation_grows_and_speaks_alike(
     """Caches allocated too short (three frames' room) grow as the request runs on, and the
     audio is the same as on caches of the request's size."""
     model = loop_model(graphs)
-    state = model.voice_state(voice_file)
+    state = read_state(voice_file)
+    sized = Recorded(model)
     expected = speak(model, state, frames=40)
-    assert model.lm.grown == 0
-    monkeypatch.setattr(loop, "request_slots", lambda used, tokens, frames: used + tokens + 3)
+    assert sized.growths() == 0
+    monkeypatch.setattr(loop, "slot_budget", lambda used, tokens, frames: used + tokens + 3)
     short = loop_model(graphs)
+    grown = Recorded(short)
     got = speak(short, state, frames=40)
-    assert short.lm.grown >= 1
+    assert grown.growths() >= 1
     assert relative(got, expected) < FP32_TOLERANCE / 10
 
 
@@ -116,7 +127,7 @@ def test_the_cache_grows_only_past_its_last_slot(graphs: Path, voice_file: Path)
     """At the edge: a run that ends on the caches' last slot leaves them; one step more grows
     them, keeps what was written, and gives the same outputs."""
     model = loop_model(graphs)
-    state = model.voice_state(voice_file)
+    state = read_state(voice_file)
     names, lm = model.graphs.lm_names, model.lm
     used = offset_of(state, names)
     embedding = model.frame.embed(np.full((1, 1, lm.ldim), np.nan, np.float32))
@@ -124,12 +135,12 @@ def test_the_cache_grows_only_past_its_last_slot(graphs: Path, voice_file: Path)
     exact = lm_caches(state, names, used + 1)
     before = [cache.copy() for cache in exact]
     latent, eos = lm.run(exact, used, embedding, noise)
-    assert lm.grown == 0 and exact[0].shape[2] == used + 1
+    assert exact[0].shape[2] == used + 1
     assert np.array_equal(exact[0][:, :, :used], before[0][:, :, :used])
     assert np.abs(exact[0][:, :, used]).sum() > 0  # the last slot written
     short = lm_caches(state, names, used)
     grown_latent, grown_eos = lm.run(short, used, embedding, noise)
-    assert lm.grown == 1 and short[0].shape[2] > used
+    assert short[0].shape[2] == grown_slots(used + 1, used) > used
     for grown, fitted in zip(short, exact, strict=True):
         assert np.allclose(grown[:, :, : used + 1], fitted, rtol=0, atol=1e-6)
         assert not grown[:, :, used + 1 :].any()
@@ -144,15 +155,17 @@ def test_reused_bindings_give_the_audio_of_fresh_ones(
     """Two requests in a row on one model (new caches, new Mimi state), the second grown: the
     frames on reused bindings give exactly the audio of a new binding per run."""
     fresh = loop_model(graphs, int8)
-    fresh.lm.reuse = fresh.mimi.reuse = False
+    fresh.lm = FreshLMRunner(fresh.graphs.lm(int8), 1)
+    fresh.mimi = FreshMimiRunner(fresh.graphs.mimi(int8), fresh.mimi.steps, 1)
     reused = loop_model(graphs, int8)
-    state = reused.voice_state(voice_file)
+    grown = Recorded(reused)
+    state = read_state(voice_file)
     expected = speak(fresh, state, PIECES, 20)
     assert np.array_equal(speak(reused, state, PIECES, 20), expected)
-    monkeypatch.setattr(loop, "request_slots", lambda used, tokens, frames: used + tokens + 3)
+    monkeypatch.setattr(loop, "slot_budget", lambda used, tokens, frames: used + tokens + 3)
     expected = speak(fresh, state, "Turn on the lights.", 20)
     assert np.array_equal(speak(reused, state, "Turn on the lights.", 20), expected)
-    assert reused.lm.grown >= 1
+    assert grown.growths() >= 1
 
 
 def test_the_sessions_threads_do_not_spin(graphs: Path) -> None:

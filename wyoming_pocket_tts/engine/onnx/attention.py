@@ -10,7 +10,7 @@ follows from the offset alone, so the mask is tensor arithmetic and nothing read
 value on the host:
 - the flow LM attends to everything before (no `context`): its cache never wraps, and its
   exported graph takes any number of slots (`LM_SLOTS` when traced): the serving loop passes a
-  cache sized to the request (`voice_arrays.request_slots`), and attention reads only those;
+  cache sized to the request (`plan.slot_budget`), and attention reads only those;
 - Mimi's decoder transformer attends to the last `context` steps: its cache is circular, with
   `context` slots (250 at `english` shapes).
 Each call attends over the cache and its own steps, then writes them (a call longer than the

@@ -11,7 +11,7 @@ state is a graph input and the matching output:
 - Mimi's small convolution states are inputs, and their next values outputs.
 The flow LM's graph takes any number of steps, so a prompt (a sentence's text, a voice's audio)
 runs in it as a frame does, and caches of any number of slots: a request's are sized to what it
-needs (`onnx.voice_arrays.request_slots`), and attention reads only those, not `LM_SLOTS`;
+needs (`onnx.plan.slot_budget`), and attention reads only those, not `LM_SLOTS`;
 its noise comes from the host (pocket-tts's sampling). int8 is ONNX
 Runtime's dynamic quantisation of the transformers' linear layers and the flow head's
 modulations (`onnx.quantize.quantized_graph`), measured by `onnx.int8_gate`. Beside them,

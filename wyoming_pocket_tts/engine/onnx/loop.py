@@ -9,9 +9,8 @@ nor pocket-tts: it reimplements `TTSModel.generate_audio_stream`'s orchestration
 - per chunk, the voice state's caches are copied into caches sized to the chunk (the voice's
   steps, the prompt's and its longest generation: attention reads no more), the state left as
   it was; the text prompt runs together with the first frame (one LM run: attention is
-  causal, so the sums are pocket-tts's two runs'), then frames until end of speech: EOS is
-  honoured from frame 6, and the model's recommended frames after it (else 1 + 2, or 3 + 2
-  for up to four words) are still spoken; at most `ceil((tokens / 3 + 2) * frame rate)` frames;
+  causal, so the sums are pocket-tts's two runs'), then frames until end of speech; the
+  budgets and the end-of-speech countdown are `onnx.plan`'s;
 - every LM call of pocket-tts draws its noise (the prompt's too, drawn here and unused):
   N(0, temperature), truncated at `noise_clamp` when the config sets one;
 - the LM runs in a thread of its own while the caller's thread decodes Mimi frames as they come
@@ -25,27 +24,19 @@ frame; leaving the stream early stops its thread too.
 from __future__ import annotations
 
 import logging
-import math
 import queue
 import threading
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .graphs import Graphs
 from .loop_settings import LoopSettings
+from .plan import EndOfSpeech, frame_budget, frames_after_eos, slot_budget
 from .runners import FrameRunner, LMRunner, MimiRunner
 from .text_prompt import Tokenizer, prepare_text_prompt, split_into_best_sentences
-from .voice_arrays import (
-    ArrayState,
-    empty_state,
-    lm_caches,
-    offset_of,
-    read_state,
-    request_slots,
-)
+from .voice_arrays import ArrayState, empty_state, lm_caches, offset_of
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -89,15 +80,6 @@ class GraphSpeech:
         self._scale = np.asarray(self.settings.emb_std, np.float32)
         self._shift = np.asarray(self.settings.emb_mean, np.float32)
 
-    @classmethod
-    def load(cls, folder: Path, int8: bool = False, threads: int = 1) -> GraphSpeech:
-        """The graphs exported into `folder` (`onnx.cache.prepare_graphs`), ready to speak."""
-        return cls(Graphs.read(folder), int8, threads)
-
-    def voice_state(self, path: Path) -> ArrayState:
-        """A saved voice state (pocket-tts's `export_model_state` file)."""
-        return read_state(path)
-
     def empty_state(self) -> ArrayState:
         """The state of no voice prompt (`init_states` of the flow LM, nothing read)."""
         heads, dim = self.lm.cache_shape
@@ -109,13 +91,10 @@ class GraphSpeech:
         text_to_generate: str,
         *,
         stop: threading.Event | None = None,
-        frames_after_eos: int | None = None,
     ) -> Iterator[np.ndarray]:
         """Audio chunks (float32 samples) of `text_to_generate` in the voice of `model_state`
         (either layout, `onnx.voice_arrays`; left unchanged), as pocket-tts's own method."""
         settings = self.settings
-        if frames_after_eos is None:
-            frames_after_eos = settings.frames_after_eos
         stop = stop or threading.Event()
         chunks = split_into_best_sentences(
             self.tokenizer, text_to_generate, settings.max_tokens, settings.text
@@ -124,7 +103,7 @@ class GraphSpeech:
             if stop.is_set():
                 break
             text, guess = prepare_text_prompt(chunk, settings.text)
-            after = frames_after_eos if frames_after_eos is not None else guess + 2
+            after = frames_after_eos(settings.frames_after_eos, guess)
             yield from self._short_text(model_state, text, after, stop, first=index == 0)
 
     def _short_text(
@@ -143,8 +122,8 @@ class GraphSpeech:
             heard.set()
         names = self.graphs.lm_names
         offset = offset_of(state, names)
-        frames = self.longest(len(tokens))
-        slots = self.lm.cache_slots(request_slots(offset, len(tokens), frames))
+        frames = frame_budget(len(tokens), self.settings)
+        slots = slot_budget(offset, len(tokens), frames)
         caches = lm_caches(state, names, slots)
         worker = threading.Thread(
             target=self._frames,
@@ -159,12 +138,6 @@ class GraphSpeech:
             heard.set()
             worker.join()
 
-    def longest(self, tokens: int) -> int:
-        """The most frames a text piece of `tokens` tokens generates (pocket-tts's bound)."""
-        settings = self.settings
-        seconds = tokens / settings.tokens_per_second + settings.padding_seconds
-        return math.ceil(seconds * settings.frame_rate)
-
     def _frames(
         self, caches: list[np.ndarray], offset: int, tokens: list[int], frames: int,
         frames_after_eos: int, latents: queue.Queue[np.ndarray | BaseException | None],
@@ -173,12 +146,11 @@ class GraphSpeech:
         """The LM's side: the text prompt, then latents queued until end of speech, the second
         once `heard` is set (the thread's body; an error is queued for the caller)."""
         settings, lm = self.settings, self.lm
-        threshold = np.float32(settings.eos_threshold)  # compared in float32, as torch does
+        end = EndOfSpeech(settings.eos_threshold, settings.min_frames_before_eos, frames_after_eos)
         try:
             prompt = np.asarray(self.table[tokens], np.float32)[None]
             self._noise(lm.ldim)  # the prompt's own call draws it: its latent is never read
             latent = np.full((1, 1, lm.ldim), np.nan, np.float32)
-            eos_step: int | None = None
             for step in range(frames):
                 if any(event.is_set() for event in stops):
                     break
@@ -187,10 +159,7 @@ class GraphSpeech:
                     embedding = np.concatenate([prompt, embedding], axis=1)
                 latent, eos = lm.run(caches, offset, embedding, self._noise(lm.ldim))
                 offset += embedding.shape[1]
-                allowed = step >= settings.min_frames_before_eos
-                if eos > threshold and eos_step is None and allowed:
-                    eos_step = step
-                if eos_step is not None and step >= eos_step + frames_after_eos:
+                if end.ends_at(step, eos):
                     break
                 latents.put(latent)
                 if step == 0:

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .ort import session
+from .plan import grown_slots
 from .voice_arrays import LM_SLOTS, CacheFull
 
 
@@ -52,26 +53,17 @@ class FrameRunner:
 
 class LMRunner:
     """The flow LM's graph: the next latent and EOS logit after some steps, on a request's
-    caches (their slot axis is dynamic: sized to the request, grown if it runs longer)."""
+    caches (their slot axis is dynamic: sized to the request, `plan.slot_budget`, grown if it
+    runs longer, `plan.grown_slots`)."""
 
     def __init__(self, path: Path, threads: int) -> None:
         self.session = session(path, threads)
         inputs = self.session.get_inputs()
         self.ldim = int(inputs[1].shape[-1])
-        _, heads, slots, dim = inputs[3].shape
+        _, heads, _, dim = inputs[3].shape
         self.cache_shape = (int(heads), int(dim))
         """(heads, dim per head) of each K and V cache (1, heads, slots, dim)."""
-        self.slots: int | None = slots if isinstance(slots, int) else None
-        """The caches' slots where the graph fixes them (graphs of an older export), else None."""
-        self.grown = 0
-        """Caches grown because a request ran past its allocation (`request_slots`)."""
-        self.reuse = True
-        """Frames reuse their thread's binding and buffers (False: new ones per run)."""
         self._local = threading.local()
-
-    def cache_slots(self, needed: int) -> int:
-        """The slots to allocate for a request that needs `needed` (at most `LM_SLOTS`)."""
-        return self.slots if self.slots is not None else min(needed, LM_SLOTS)
 
     def run(
         self, caches: list[np.ndarray], offset: int, embeddings: np.ndarray, noise: np.ndarray
@@ -82,15 +74,10 @@ class LMRunner:
         steps = embeddings.shape[1]
         end = offset + steps
         if end > caches[0].shape[2]:
-            limit = self.slots or LM_SLOTS
-            if end > limit:
-                raise CacheFull(f"the attention cache holds {limit} steps, step {offset} asked")
-            _grow(caches, offset, min(limit, max(end, 2 * caches[0].shape[2])))
-            self.grown += 1
-        if steps == 1 and self.reuse:
-            bound = self._frame_binding(caches, embeddings.shape[-1])
-        else:
-            bound = _LMBinding(self.session, caches, steps, embeddings.shape[-1], self.ldim)
+            if end > LM_SLOTS:
+                raise CacheFull(f"the attention cache holds {LM_SLOTS} steps, step {offset} asked")
+            _grow(caches, offset, grown_slots(end, caches[0].shape[2]))
+        bound = self._binding(caches, steps, embeddings.shape[-1])
         np.copyto(bound.embeddings, embeddings.reshape(bound.embeddings.shape))
         np.copyto(bound.noise, noise.reshape(bound.noise.shape))
         bound.offset[0] = offset
@@ -99,9 +86,12 @@ class LMRunner:
             cache[:, :, offset:end] = new
         return bound.latent.reshape(1, 1, self.ldim).copy(), bound.eos[0, 0]
 
-    def _frame_binding(self, caches: list[np.ndarray], dim: int) -> _LMBinding:
-        """This thread's binding of one-step runs on `caches`, made again when they change
-        (a new request's, or grown): a request's frames bind nothing new."""
+    def _binding(self, caches: list[np.ndarray], steps: int, dim: int) -> _LMBinding:
+        """A binding of a run of `steps` on `caches`: for one step, this thread's, made again
+        when the caches change (a new request's, or grown), so a request's frames bind nothing
+        new; for a prompt, a new one."""
+        if steps != 1:
+            return _LMBinding(self.session, caches, steps, dim, self.ldim)
         key = tuple((cache.ctypes.data, cache.shape) for cache in caches)
         bound: _LMBinding | None = getattr(self._local, "bound", None)
         if bound is None or bound.key != key:
@@ -167,8 +157,6 @@ class MimiRunner:
         self._caches = [tuple(int(n) for n in i.shape) for i in inputs if i.name.startswith("c")]
         self.samples = [int(n) for n in self.session.get_outputs()[0].shape]
         """The shape of one frame's audio (1, 1, samples): static in the exported graph."""
-        self.reuse = True
-        """A state's frames reuse its two bindings and buffers (False: new ones per run)."""
 
     def new_state(self) -> MimiState:
         """A fresh state: zeros, as pocket-tts's `init_states` makes Mimi's decoder's."""
@@ -178,12 +166,7 @@ class MimiRunner:
 
     def decode(self, state: MimiState, latent: np.ndarray) -> np.ndarray:
         """The audio (samples,) of one frame's scaled `latent` (1, 1, ldim); `state` advanced."""
-        if self.reuse and len(state.bindings) == 2:
-            bound = state.bindings[state.offset // self.steps % 2]
-        else:
-            bound = _MimiBinding(self.session, state, self.steps, self.samples, latent.shape)
-            if self.reuse:
-                state.bindings.append(bound)
+        bound = self._binding(state, latent.shape)
         np.copyto(bound.latent, latent.reshape(bound.latent.shape))
         bound.offset[0] = state.offset
         self.session.run_with_iobinding(bound.binding)
@@ -194,6 +177,15 @@ class MimiRunner:
         state.convs, state.outs = state.outs, state.convs
         state.offset += self.steps
         return bound.audio.reshape(-1).copy()
+
+    def _binding(self, state: MimiState, latent: tuple[int, ...]) -> _MimiBinding:
+        """The binding of `state`'s frame now: one of its two, made at its first two frames
+        (the convolution states alternate between them)."""
+        if len(state.bindings) < 2:
+            state.bindings.append(
+                _MimiBinding(self.session, state, self.steps, self.samples, latent)
+            )
+        return state.bindings[state.offset // self.steps % 2]
 
 
 class _MimiBinding:

@@ -23,7 +23,7 @@ LM_SLOTS = 1000
 """The most steps a request's flow-LM cache holds (a voice state, a text piece and its frames):
 a 30 s voice prompt (375 steps), a 50-token text piece and its longest generation (234 frames)
 take about 660. The exported graph's slot axis is dynamic: a request's caches are allocated at
-what it needs (`request_slots`), and attention reads only those slots."""
+what it needs (`onnx.plan.slot_budget`), and attention reads only those slots."""
 
 
 class CacheFull(ValueError):
@@ -62,12 +62,6 @@ def write_state(
 def offset_of(state: dict[str, dict[str, Any]], names: list[str]) -> int:
     """Steps the flow LM has already read into `state` (its voice prompt)."""
     return int(np.asarray(state[names[0]]["offset"]).reshape(-1)[0])
-
-
-def request_slots(used: int, tokens: int, frames: int) -> int:
-    """Slots one text piece's LM caches need: the voice state's `used` steps, then its text
-    prompt's `tokens` steps, then a step per frame, at most `frames` (its longest generation)."""
-    return used + tokens + frames
 
 
 def lm_caches(state: dict[str, dict[str, Any]], names: list[str], slots: int) -> list[np.ndarray]:
