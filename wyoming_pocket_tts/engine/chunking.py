@@ -16,7 +16,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from .onnx.lean import LeanModel
-from .onnx.text_prompt import split_into_best_sentences as split
+from .onnx.text_prompt import counted_chunks
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
@@ -31,19 +31,20 @@ a long sentence or about 4 s of speech."""
 def chunks(model: Model, sentence: str) -> list[str]:
     """`sentence` cut the way `generate_audio_stream` cuts a text (at most 50 tokens), and any
     longer piece (no punctuation to cut at) cut again between words."""
+    cut: list[tuple[int | None, str]]
     try:
         if isinstance(model, LeanModel):
             tokenizer, size = model.tokenizer, _size_of(model.tokenizer.encode)
-            chunks = split(tokenizer, sentence, MAX_PIECE_TOKENS, model.settings.text)
+            cut = list(counted_chunks(tokenizer, sentence, MAX_PIECE_TOKENS, model.settings.text))
         else:
-            chunks, size = _pocket_chunks(model, sentence)
+            cut, size = _pocket_chunks(model, sentence)
     except ValueError:  # nothing left to say once pocket-tts has prepared it
         return []
-    return [piece for chunk in chunks for piece in _between_words(size, chunk)]
+    return [piece for count, chunk in cut for piece in _between_words(size, chunk, count)]
 
 
-def _pocket_chunks(model: TTSModel, sentence: str) -> tuple[list[str], Size]:
-    """pocket-tts's own cut, with its tokenizer (torch)."""
+def _pocket_chunks(model: TTSModel, sentence: str) -> tuple[list[tuple[int | None, str]], Size]:
+    """pocket-tts's own cut, with its tokenizer (torch); its chunks' tokens are not told."""
     from pocket_tts.models.text_chunking import split_into_best_sentences
 
     tokenizer = model.flow_lm.conditioner.tokenizer
@@ -57,7 +58,7 @@ def _pocket_chunks(model: TTSModel, sentence: str) -> tuple[list[str], Size]:
         capitalize_first_letter=model.capitalize_first_letter,
         replace_characters=model.replace_characters,
     )
-    return chunks, _size_of(lambda text: tokenizer(text)[0].tolist())
+    return [(None, chunk) for chunk in chunks], _size_of(lambda text: tokenizer(text)[0].tolist())
 
 
 Size = Callable[[list[str]], int]
@@ -71,10 +72,11 @@ def _size_of(encode: Callable[[str], list[int]]) -> Size:
     return size
 
 
-def _between_words(size: Size, text: str) -> list[str]:
+def _between_words(size: Size, text: str, count: int | None = None) -> list[str]:
     """`text` in runs of whole words of at most `MAX_PIECE_TOKENS` tokens each; a single word
-    longer than that (no spaces to cut at) is cut between characters."""
-    if size([text]) <= MAX_PIECE_TOKENS:
+    longer than that (no spaces to cut at) is cut between characters. `count`: its tokens as
+    the cut counted them, where it did (not encoded again)."""
+    if (count if count is not None else size([text])) <= MAX_PIECE_TOKENS:
         return [text]
     pieces: list[str] = []
     words = text.split()

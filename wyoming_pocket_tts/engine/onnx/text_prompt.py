@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,16 @@ class Tokenizer:
         if self._tokenizers is not None:
             return str(self._tokenizers.decode(tokens))
         return str(self._sentencepiece.decode(tokens))
+
+    @cached_property
+    def sentence_ends(self) -> list[int]:
+        """The tokens that end a sentence (pocket-tts encodes ".!...?" at every cut)."""
+        return self.encode(".!...?")[1:]
+
+    @cached_property
+    def clause_ends(self) -> list[int]:
+        """The tokens a long sentence is cut at (pocket-tts encodes ",;:" at every cut)."""
+        return self.encode(",;:")[1:]
 
 
 @dataclass(frozen=True)
@@ -139,11 +150,19 @@ def split_into_best_sentences(
     tokenizer: Tokenizer, text: str, max_tokens: int, settings: TextSettings
 ) -> list[str]:
     """`text` in chunks of whole sentences of at most `max_tokens` tokens where it can."""
+    return [chunk for _, chunk in counted_chunks(tokenizer, text, max_tokens, settings)]
+
+
+def counted_chunks(
+    tokenizer: Tokenizer, text: str, max_tokens: int, settings: TextSettings
+) -> list[tuple[int, str]]:
+    """`split_into_best_sentences`' chunks, each with its tokens as the cut counted them (in
+    the whole text's tokens), so that a caller need not encode a chunk again to know it fits."""
     text = prepare_text_prompt(text, settings)[0].strip()
     tokens = tokenizer.encode(text)
-    _, *end_of_sentence = tokenizer.encode(".!...?")
+    end_of_sentence = tokenizer.sentence_ends
     bounds = _find_boundary_indices(tokens, end_of_sentence, tokenizer, skip_decimal_periods=True)
-    _, *fallback = tokenizer.encode(",;:")
+    fallback = tokenizer.clause_ends
     refined: list[tuple[int, str]] = []
     for count, sentence in _segments(tokens, bounds, tokenizer):
         if count <= max_tokens:
@@ -152,17 +171,17 @@ def split_into_best_sentences(
         sub_tokens = tokenizer.encode(sentence.strip())
         sub = _segments(sub_tokens, _find_boundary_indices(sub_tokens, fallback), tokenizer)
         refined.extend(sub if len(sub) > 1 else [(count, sentence)])
-    chunks: list[str] = []
+    chunks: list[tuple[int, str]] = []
     current, current_count = "", 0
     for count, sentence in refined:
         if current == "":
             current, current_count = sentence, count
         elif current_count + count > max_tokens:
-            chunks.append(current.strip())
+            chunks.append((current_count, current.strip()))
             current, current_count = sentence, count
         else:
             current += " " + sentence
             current_count += count
     if current != "":
-        chunks.append(current.strip())
+        chunks.append((current_count, current.strip()))
     return chunks
