@@ -37,13 +37,43 @@ from wyoming_pocket_tts.settings import ModelSettings
 
 pytestmark = pytest.mark.timeout(300)
 
-MODULES = "MODULES torch={} pocket_tts={}"
-REPORT_MODULES = (
-    "import atexit\n"
-    "atexit.register(lambda: print("
-    f"{MODULES!r}.format('torch' in sys.modules, 'pocket_tts' in sys.modules), flush=True))"
-)
-"""Prelude of a server: says at exit whether torch or pocket-tts was imported."""
+MODULES = "MODULES torch={} pocket_tts={} refused=[]"
+REPORT_MODULES = f"""
+import atexit, importlib.abc
+refused = []
+
+class Refused(importlib.abc.Loader):
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        refused.append(module.__name__)
+        raise ImportError(f"import guard: {{module.__name__}} on the graphs' serving path")
+
+class ImportGuard(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] not in ("torch", "pocket_tts"):
+            return None
+        for finder in sys.meta_path:
+            found = None if finder is self else getattr(finder, "find_spec", None)
+            spec = found(name, path, target) if found else None
+            if spec is not None:
+                spec.loader = Refused()
+                return spec
+        return None
+
+sys.meta_path.insert(0, ImportGuard())
+atexit.register(lambda: print(
+    {MODULES.replace("[]", "{}")!r}.format(
+        "torch" in sys.modules, "pocket_tts" in sys.modules, refused
+    ),
+    flush=True,
+))
+"""
+"""Prelude of a server: an import guard that refuses to run torch's and pocket-tts's modules and
+says at exit which imports it refused and whether either was imported anyway. Their files stay
+found (`importlib.util.find_spec` answers as before: `pocket` reads pocket-tts's configs without
+importing it); only executing them fails."""
 LEAN = "on the graphs alone: no torch in this process"
 TEXT = "Turn on the kitchen lights, please."
 
