@@ -161,6 +161,7 @@ LANGUAGE = Language(
         "ʳᵉ": "première",
         "ère": "première",
     },
+    second_ordinals={"d": "second", "nd": "second", "de": "seconde", "nde": "seconde"},
     feminine_ordinal=((r"premier$", "première"),),
     gender_fixes={F: ((r"\bun$", "une"),)},
     genders=Genders(
@@ -225,6 +226,13 @@ LANGUAGE = Language(
     fraction_rule="ordinal+s",
     space_groups=True,
     hour_letter="spaced",
+    duration_cues=frozenset(
+        [
+            *_words("dans pendant durant en encore reste restent dure durera durée"),
+            "plus de",
+            "moins de",
+        ]
+    ),
     cycles={"h": "heures", "j": "jours"},
     cycle_word="sur",
     pair_phone_groups=True,
@@ -316,6 +324,7 @@ LANGUAGE = Language(
         "Mrd": Magnitude(9, Noun("milliard", "milliards"), glued=True),
     },
     magnitude_of="de",
+    name_articles=frozenset(_words("le la les du des au aux")),
     by_word="sur",
     multiplier=Noun("fois", "fois", F),
     decade_cues=frozenset(["années"]),
