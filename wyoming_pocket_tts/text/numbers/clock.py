@@ -129,11 +129,15 @@ def remaining(c: Context) -> Pass | None:
         sorted({char for cue in lang.duration_cues for char in (cue[0], cue[0].upper())})
     )
     hour_words = alternation({"h", hours.singular, hours.plural})
+    minutes, seconds = c.units["min"], c.units.get("s", c.units["min"])
+    smaller = alternation(  # "noch 1:25 min" is a minute and 25 seconds: left alone
+        {"m", "min", "s", "sec", minutes.singular, minutes.plural, seconds.singular, seconds.plural}
+    )
     clock_words = alternation(lang.clock_words) if lang.clock_words else "(?!)"
     pattern = (
         rf"(?=[{firsts}])(?i:\b({alternation(lang.duration_cues)}))(:?[ \u00a0]+)"
         r"(?:([0-9]{1,2}):([0-5][0-9])(?![0-9]|[.,:][0-9])"
-        rf"(?:{SPACE}(?:{hour_words})(?![^\W\d_]))?(?!{SPACE}(?:{clock_words}|[ap]\.?m)\b)"
+        rf"(?:{SPACE}(?:{hour_words})(?![^\W\d_]))?(?!{SPACE}(?:{clock_words}|{smaller}|[ap]\.?m)\b)"
         rf"|([0-9]{{1,2}}){SPACE}h(?:{SPACE}([0-5][0-9]))?(?![\w/]))"
     )
 
@@ -153,8 +157,11 @@ def _duration(c: Context, hour: int, minute: int, said_before: str) -> str:
     case = c.agreement.case(said_before)
     if not hour:
         return c.words.counted(Number("", minute), c.units["min"], case)
+    hours = c.words.counted(Number("", hour), c.units["h"], case)
     if not minute:
-        return c.words.counted(Number("", hour), c.units["h"], case)
+        return hours
+    if c.language.time.remaining:
+        return c.language.time.remaining.format(hours=hours, minute=c.words.cardinal(minute))
     if minute == 30:
         return mixed(c, hour, 1, 2, c.units["h"])
     return _hours_minutes(c, hour, minute, case)

@@ -142,6 +142,7 @@ LANGUAGE = Language(
         hour=Noun("heure", "heures", F),
         special={"00:00": "minuit", "12:00": "midi"},
         seconds_joiner="et",
+        remaining="{hours} {minute}",
     ),
     ordinal_suffixes={
         "er": "m",
@@ -322,6 +323,8 @@ LANGUAGE = Language(
         "Md": Magnitude(9, Noun("milliard", "milliards"), glued=True),
         "Mds": Magnitude(9, Noun("milliard", "milliards"), glued=True),
         "Mrd": Magnitude(9, Noun("milliard", "milliards"), glued=True),
+        **dict.fromkeys(("mio", "mio."), Magnitude(6, Noun("million", "millions"))),  # Swiss
+        **dict.fromkeys(("mrd", "mrd."), Magnitude(9, Noun("milliard", "milliards"))),
     },
     magnitude_of="de",
     name_articles=frozenset(_words("le la les du des au aux")),

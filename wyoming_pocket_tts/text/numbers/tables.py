@@ -107,6 +107,11 @@ class TimeWords:
     """The preposition or article before a special time (lower case) -> what replaces both:
     "a las" -> {"12:00": "al mediodía"}, where "a las mediodía" is wrong."""
     seconds_joiner: str = "and"
+    remaining: str = ""
+    """A remaining time written like a clock time ("dans 1h10"), where the language says it
+    apart from its units: {hours} (counted, with their unit) and {minute} (the number alone),
+    French "{hours} {minute}" -> "une heure dix". Empty: "one hour and ten minutes", and half
+    an hour as the language's half ("zweieinhalb Stunden", "duas horas e meia")."""
 
 
 @dataclass(frozen=True)
