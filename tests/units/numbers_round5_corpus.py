@@ -39,8 +39,8 @@ ROUND_FIVE: dict[str, list[Reading]] = {
     ],
     "de": [
         (
-            "Der Geschirrspüler ist in 2:10 h fertig, der Trockner braucht noch 0:55 h.",
-            ("in zwei Stunden und zehn Minuten", "noch fünfundfünfzig Minuten"),
+            "Der Geschirrspüler ist in 2:10 h fertig, der Trockner braucht noch 1:05 h.",
+            ("in zwei Stunden und zehn Minuten", "noch eine Stunde und fünf Minuten"),
             ("Uhr",),
         ),
         (
