@@ -7,6 +7,7 @@ the server does: each row must stay one sentence, with its words and without a d
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -140,3 +141,21 @@ def test_a_scale_or_day_still_ends_its_sentence(
 ) -> None:
     assert _whole(text, language) == expected
     assert _streamed(text, language) == expected
+
+
+def _page_examples() -> list[tuple[str, str]]:
+    """("sent", "spoken") pairs written `"sent" -> "spoken"` in round five's part of
+    docs/numbers.md."""
+    page = Path(__file__).resolve().parents[2] / "docs" / "numbers.md"
+    section = page.read_text(encoding="utf-8").split("## Remaining times, scales", 1)[1]
+    section = section.split("\n## ", 1)[0].replace("\n  ", " ")
+    return re.findall(r'"([^"]+)" -> "([^"]+)"', section)
+
+
+def test_the_page_says_what_is_spoken() -> None:
+    """Each example of the page is read so in one of the languages (the page names which)."""
+    examples = _page_examples()
+    assert len(examples) >= 12
+    for sent, spoken in examples:
+        readings = [" ".join(_whole(sent, language)) for language in sorted(ROUND_FIVE)]
+        assert any(spoken in reading for reading in readings), (sent, spoken)
