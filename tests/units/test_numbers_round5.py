@@ -11,29 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from wyoming_pocket_tts.text.sentences import SentenceSplitter
-
 from .numbers_round4_corpus import Reading
 from .numbers_round5_corpus import ROUND_FIVE
-
-
-def _whole(text: str, language: str) -> list[str]:
-    splitter = SentenceSplitter(language=language)
-    return splitter.add(text) + splitter.finish()
-
-
-def _streamed(text: str, language: str) -> list[str]:
-    splitter = SentenceSplitter(language=language)
-    words = text.split(" ")
-    sentences = [s for i, w in enumerate(words) for s in splitter.add(w if i == 0 else " " + w)]
-    return sentences + splitter.finish()
+from .splitting import streamed_sentences, whole_sentences
 
 
 def _check_one_sentence(
     language: str, text: str, must: tuple[str, ...], bad: tuple[str, ...]
 ) -> None:
-    sentences = _whole(text, language)
-    assert _streamed(text, language) == sentences
+    sentences = whole_sentences(text, language)
+    assert streamed_sentences(text, language) == sentences
     assert len(sentences) == 1, sentences
     spoken = sentences[0]
     assert not re.search(r"[0-9]", spoken), spoken
@@ -139,8 +126,8 @@ def test_context_decides(
 def test_a_scale_or_day_still_ends_its_sentence(
     language: str, text: str, expected: list[str]
 ) -> None:
-    assert _whole(text, language) == expected
-    assert _streamed(text, language) == expected
+    assert whole_sentences(text, language) == expected
+    assert streamed_sentences(text, language) == expected
 
 
 def _page_examples() -> list[tuple[str, str]]:
@@ -157,5 +144,5 @@ def test_the_page_says_what_is_spoken() -> None:
     examples = _page_examples()
     assert len(examples) >= 12
     for sent, spoken in examples:
-        readings = [" ".join(_whole(sent, language)) for language in sorted(ROUND_FIVE)]
+        readings = [" ".join(whole_sentences(sent, language)) for language in sorted(ROUND_FIVE)]
         assert any(spoken in reading for reading in readings), (sent, spoken)
