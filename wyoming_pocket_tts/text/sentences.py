@@ -195,9 +195,10 @@ def _protect(text: str, language: str) -> str:
 
 
 def _hide_unless_ended(match: re.Match[str], tables: Language) -> str:
-    rest = match.string[match.end() :]
-    if not rest.strip() or starts_sentence(rest, tables):
-        return match.group()  # the end of the text so far: the next piece decides
+    """Hide the full stop unless what follows starts a sentence; at the end of the text so far
+    it stays, and is judged again when the next piece brings the word after it."""
+    if starts_sentence(match.string[match.end() :], tables):
+        return match.group()
     return _hide_dots(match)
 
 
