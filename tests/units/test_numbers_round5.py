@@ -63,6 +63,10 @@ DECISIONS: dict[str, list[tuple[str, Reading]]] = {
         ("de", ("Der Timer läuft noch 1:25 min.", (), ("Stunde",))),
         ("es", ("Quedan 2:15 min de descanso.", (), ("hora",))),
     ],
+    "a German day's number is an ordinal before punctuation too": [
+        ("de", ("Am Samstag, den 14.: Grillen im Hof.", ("den vierzehnten: Grillen",), ())),
+        ("de", ("Wir sehen uns am Montag, den 7. - bis dann!", ("den siebten - bis",), ())),
+    ],
     "a letter after 3, or a capital D, is no French ordinal": [
         ("fr", ("Un film en 3d et un jeu en 2D.", ("trois d", "deux D"), ("troisième", "second"))),
     ],

@@ -56,12 +56,12 @@ def _letter_next(match: re.Match[str]) -> bool:
 
 def ordinal_dot(c: Context) -> Pass | None:
     """German "am 1. Mai", "der 3. Platz", "ihren 40. Geburtstag", "Montag, den 3.", "Mittwoch
-    1. Advent", "Samstag, den 14., um": an ordinal after a cue word or a weekday."""
+    1. Advent", "Samstag, den 14., um", "den 14.!": an ordinal after a cue word or a weekday."""
     lang = c.language
     if not lang.ordinal_dot_cues:
         return None
     cues = alternation([*lang.ordinal_dot_cues, *lang.weekdays.values()])  # "Mittwoch 1. Advent"
-    pattern = rf"(?i:\b({cues}))(,?\s)([0-9]{{1,3}})\.(?:(?=\s+[^\W\d_]|[,;)])|(\s*$))"
+    pattern = rf"(?i:\b({cues}))(,?\s)([0-9]{{1,3}})\.(?:(?=\s+[^\W\d_]|\s*[,;:!?)\-–—])|(\s*$))"  # noqa: RUF001
 
     def read(match: re.Match[str]) -> str:
         cue, space, number, end = match.groups()
