@@ -59,6 +59,12 @@ DECISIONS: dict[str, list[tuple[str, Reading]]] = {
         ("nl", ("De trein van 20:30 h en om 9:05 uur.", ("van twintig uur dertig",), ())),
         ("en", ("Dinner at 7:30, then in 2:30 pm.", ("at seven thirty", "two thirty PM"), ())),
     ],
+    "the language's 'about' may stand between the cue and the time": [
+        ("de", ("Fertig in ca. 1:25 h.", ("in circa einer Stunde und fünfundzwanzig",), ())),
+        ("es", ("Termina en aproximadamente 1:20 h.", ("una hora y veinte minutos",), ())),
+        ("nl", ("Klaar over ongeveer 2:30 uur.", ("ongeveer tweeënhalf uur",), ())),
+        ("de", ("Wir essen um etwa 14:30 Uhr.", ("um etwa vierzehn Uhr dreißig",), ())),
+    ],
     "minutes and seconds are no remaining hours": [
         ("de", ("Der Timer läuft noch 1:25 min.", (), ("Stunde",))),
         ("es", ("Quedan 2:15 min de descanso.", (), ("hora",))),

@@ -117,10 +117,15 @@ def _hours_minutes(c: Context, hour: int, minute: int, case: str) -> str:
     return f"{spoken_hours} {c.language.and_word} {spoken_minutes}"
 
 
+_CIRCA = "circa"
+"""What "ca." becomes in German, English, Italian and Dutch, before the remaining-time pass."""
+
+
 def remaining(c: Context) -> Pass | None:
     """ "noch 1:25 h", "termina en 1:20 h", "demora 3h05", "dans 2h30": after a word that says
-    a duration follows, a time-like number is hours and minutes ("2h30" -> "duas horas e
-    meia"). Without such a word "20:30 h" stays a clock time, as timetables write it."""
+    a duration follows, and maybe the language's "about", a time-like number is hours and
+    minutes ("2h30" -> "duas horas e meia"). Without such a word "20:30 h" stays a clock time,
+    as timetables write it."""
     lang = c.language
     hours = c.units.get("h")
     if not lang.duration_cues or hours is None or "min" not in c.units:
@@ -134,8 +139,12 @@ def remaining(c: Context) -> Pass | None:
         {"m", "min", "s", "sec", minutes.singular, minutes.plural, seconds.singular, seconds.plural}
     )
     clock_words = alternation(lang.clock_words) if lang.clock_words else "(?!)"
+    about = alternation(  # "noch etwa 1:25 h", "demora cerca de 2h30", "in ca. 1:25 h"
+        {lang.symbol_words.get("~", _CIRCA), lang.symbol_words.get("≈", _CIRCA), _CIRCA}
+    )
     pattern = (
-        rf"(?=[{firsts}])(?i:\b({alternation(lang.duration_cues)}))(:?[ \u00a0]+)"
+        rf"(?=[{firsts}])(?i:\b({alternation(lang.duration_cues)}))"
+        rf"(:?[ \u00a0]+(?:(?i:{about})[ \u00a0]+)?)"
         r"(?:([0-9]{1,2}):([0-5][0-9])(?![0-9]|[.,:][0-9])"
         rf"(?:{SPACE}(?:{hour_words})(?![^\W\d_]))?(?!{SPACE}(?:{clock_words}|{smaller}|[ap]\.?m)\b)"
         rf"|([0-9]{{1,2}}){SPACE}h(?:{SPACE}([0-5][0-9]))?(?![\w/]))"
