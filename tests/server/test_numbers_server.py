@@ -11,6 +11,7 @@ decoded tokens, which the tiny tokenizer garbles, so the text is recorded before
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +23,7 @@ from pocket_tts.models import text_chunking
 from testkit.model_factory import TinyModel
 from testkit.support import running_server, synthesize, synthesize_streamed
 from tests.conftest import model_args
+from tests.units.numbers_round5_corpus import ROUND_FIVE
 from wyoming_pocket_tts.engine.tuning import timing
 
 ANNOUNCEMENTS = {
@@ -162,6 +164,35 @@ def test_announcements_reach_the_model_as_words(
 
     asyncio.run(scenario())
     assert model_inputs == [*sentences, *sentences]  # one-shot and streamed: sentence by sentence
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("language", sorted(ROUND_FIVE))
+def test_round_five_sentences_reach_the_model_as_words(
+    language: str, slim_model: TinyModel, voices: dict[str, Path], model_inputs: list[str]
+) -> None:
+    """Issue 65's own sentences (remaining times, scales mid-sentence, "den 14.", "2de", a
+    party's count): each reaches pocket-tts as one sentence of words, one-shot and streamed."""
+    rows = ROUND_FIVE[language]
+
+    async def scenario() -> None:
+        args = model_args(slim_model, voices, "--language-code", language)
+        async with running_server(args) as server:
+            port = server.port or 0
+            for text, _, _ in rows:
+                one_shot = await synthesize(port, text)
+                assert not one_shot.errors and one_shot.audio
+                streamed = await synthesize_streamed(port, _words(text))
+                assert not streamed.errors and streamed.audio
+
+    asyncio.run(scenario())
+    assert len(model_inputs) == 2 * len(rows)  # one sentence each, one-shot and streamed
+    for index, (text, must, must_not) in enumerate(rows):
+        spoken = model_inputs[2 * index]
+        assert model_inputs[2 * index + 1] == spoken, text
+        assert not re.search(r"[0-9]", spoken), spoken
+        assert all(words in spoken for words in must), spoken
+        assert not any(words in spoken for words in must_not), spoken
 
 
 @pytest.mark.timeout(300)

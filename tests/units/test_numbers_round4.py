@@ -11,10 +11,10 @@ import re
 
 import pytest
 
-from wyoming_pocket_tts.text.sentences import SentenceSplitter
 from wyoming_pocket_tts.text.speech import prepare_for_speech
 
 from .numbers_round4_corpus import BLIND, Reading
+from .splitting import streamed_sentences, whole_sentences
 
 DECISIONS: dict[str, list[Reading]] = {
     "roman": [
@@ -400,13 +400,6 @@ def test_context_decides(
     _check(language, text, must, must_not)
 
 
-def _streamed(text: str, language: str) -> list[str]:
-    splitter = SentenceSplitter(language=language)
-    words = text.split(" ")
-    sentences = [s for i, w in enumerate(words) for s in splitter.add(w if i == 0 else " " + w)]
-    return sentences + splitter.finish()
-
-
 @pytest.mark.parametrize(
     ("language", "text", "expected"),
     [
@@ -445,6 +438,5 @@ def _streamed(text: str, language: str) -> list[str]:
 def test_streamed_sentences_keep_their_numbers(
     language: str, text: str, expected: list[str]
 ) -> None:
-    assert _streamed(text, language) == expected
-    splitter = SentenceSplitter(language=language)
-    assert splitter.add(text) + splitter.finish() == expected
+    assert streamed_sentences(text, language) == expected
+    assert whole_sentences(text, language) == expected

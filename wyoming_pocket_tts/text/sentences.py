@@ -17,6 +17,8 @@ from sentence_stream import SentenceBoundaryDetector
 
 from .cleanup import FENCE, FENCE_RE
 from .numbers import LANGUAGES, base_language
+from .numbers.context import starts_sentence
+from .numbers.tables import Language
 from .speech import prepare_for_speech
 
 _ASTERISK_STANDIN = "\ufdd0"
@@ -80,8 +82,8 @@ class SentenceSplitter:
 
     def _protect(self, text: str) -> str:
         """Protect `text`, seeing the end of what was fed before it as context."""
-        context = self._fed_tail
-        return _protect(context + text, self._language)[len(context) :]
+        context = self._fed_tail  # restored: "1,4 Mio." protected alone, before "Besucher" came
+        return _protect(_restore(context + text), self._language)[len(context) :]
 
     def _feed(self, ready: str, pending: str) -> list[str]:
         self._pending = pending
@@ -116,7 +118,8 @@ def _ready_end(text: str, language: str) -> int:
     for index in range(max(0, len(tokens) - 2), len(tokens)):
         word = tokens[index].group()
         previous = tokens[index - 1].group() if index else ""
-        if word.endswith(".") and (word in suspicious or _DIGIT_DOT_RE.fullmatch(word)):
+        held = _restore(word) in suspicious  # "Mio." is still "Mio." with its capital hidden
+        if word.endswith(".") and (held or _DIGIT_DOT_RE.fullmatch(word)):
             return tokens[index].start()
         if _UNIT_WORD_RE.fullmatch(word) and (word[0].isdigit() or previous[-1:].isdigit()):
             return tokens[index].start()  # "21.5 °C" may yet get its sentence's full stop
@@ -127,7 +130,8 @@ def _ready_end(text: str, language: str) -> int:
 def _suspicious_words(language: str) -> frozenset[str]:
     tables = LANGUAGES[base_language(language)]
     forms = [entry.written for entry in tables.abbreviations if not entry.can_end]
-    return frozenset(word for form in (*forms, *_GENERIC_DOTTED) for word in form.split())
+    scales = [form for form in tables.magnitudes if form.endswith(".")]  # "2 Mio. Besucher"
+    return frozenset(word for form in (*forms, *scales, *_GENERIC_DOTTED) for word in form.split())
 
 
 @cache
@@ -155,6 +159,19 @@ def _dot_patterns(language: str) -> tuple[re.Pattern[str], ...]:
         days = "|".join(re.escape(day) for day in tables.weekdays)
         names = "|".join(re.escape(name) for name in tables.weekdays.values())
         patterns.append(rf"(?<![\w.])(?:(?:{days})\.?|{names}),?\s+[0-9]{{1,2}}\.(?=\s)")
+    return tuple(re.compile(pattern) for pattern in patterns)
+
+
+@cache
+def _dot_patterns_in_sentence(language: str) -> tuple[re.Pattern[str], ...]:
+    """Patterns whose full stops end a sentence only when the next word starts one: "2 Mio.
+    Besucher" (not "2 Mio. Die Polizei"), German "am 14. Mai" (not "am 14. Dann")."""
+    tables = LANGUAGES[base_language(language)]
+    patterns = []
+    scales = [form for form in tables.magnitudes if form.endswith(".")]
+    if scales:
+        written = "|".join(re.escape(form) for form in sorted(scales, key=len, reverse=True))
+        patterns.append(rf"(?<=[0-9])[ \u00a0]?(?:{written})(?=\s)")
     if tables.ordinal_dot_cues:
         cues = "|".join(re.escape(cue) for cue in tables.ordinal_dot_cues)
         patterns.append(rf"(?i:\b(?:{cues}))\s+[0-9]{{1,3}}\.(?=\s)")
@@ -171,7 +188,18 @@ def _protect(text: str, language: str) -> str:
     text = text.replace("*", _ASTERISK_STANDIN)
     for pattern in _dot_patterns(language):
         text = pattern.sub(_hide_dots, text)
+    tables = LANGUAGES[base_language(language)]
+    for pattern in _dot_patterns_in_sentence(language):
+        text = pattern.sub(lambda match: _hide_unless_ended(match, tables), text)
     return _UNIT_LETTER_RE.sub(_hide_unit_letter, text)
+
+
+def _hide_unless_ended(match: re.Match[str], tables: Language) -> str:
+    """Hide the full stop unless what follows starts a sentence; at the end of the text so far
+    it stays, and is judged again when the next piece brings the word after it."""
+    if starts_sentence(match.string[match.end() :], tables):
+        return match.group()
+    return _hide_dots(match)
 
 
 def _hide_unit_letter(match: re.Match[str]) -> str:

@@ -190,7 +190,7 @@ def fraction(c: Context) -> Pass:
         unit = c.units[match.group(4)] if match.group(4) else None
         gender = unit.gender + c.case(match) if unit else c.gender(match)
         if whole:
-            return place(match, _mixed(c, int(whole), numerator, denominator, unit))
+            return place(match, mixed(c, int(whole), numerator, denominator, unit))
         if numerator == 1 and denominator == 2 and gender is not None and lang.half:
             half = lang.half.get(gender) or lang.half.get(gender.split(".")[0], "")
             if half.endswith(" a") and _vowel_next(unit.singular if unit else after(match)):
@@ -260,7 +260,7 @@ def _join_half(c: Context, word: str) -> str:
     return re.sub(r"(?<=[ei])eenhalf$", "eënhalf", word) if c.language.code == "nl" else word
 
 
-def _mixed(c: Context, whole: int, numerator: int, denominator: int, unit: Noun | None) -> str:
+def mixed(c: Context, whole: int, numerator: int, denominator: int, unit: Noun | None) -> str:
     """ "1 1/2": "one and a half"; with a unit "una hora y media", "one and a half hours"."""
     lang, words = c.language, c.words
     if unit and numerator == 1 and denominator == 2 and lang.half_after:

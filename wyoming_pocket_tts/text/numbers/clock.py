@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
-from .context import DASHES, SPACE, Context, Pass, after, alternation, place
+from .amounts import mixed
+from .context import CONTEXT, DASHES, SPACE, Context, Pass, after, alternation, place
+from .words import Number
 
 
 def special_after(c: Context) -> Pass | None:
@@ -100,14 +102,78 @@ def duration(c: Context) -> Pass:
     )
 
     def read(match: re.Match[str]) -> str:
-        assert hours is not None and minutes is not None
-        words, case = c.words, c.case(match)
         hour, minute = (match.group(1), match.group(2)) if match.group(1) else match.group(3, 4)
-        spoken_hours = words.counted(words.parse(hour), hours, case)
-        spoken_minutes = words.counted(words.parse(minute), minutes, case)
-        return place(match, f"{spoken_hours} {c.language.and_word} {spoken_minutes}")
+        return place(match, _hours_minutes(c, int(hour), int(minute), c.case(match)))
 
     return c.compile(pattern, read)
+
+
+def _hours_minutes(c: Context, hour: int, minute: int, case: str) -> str:
+    """ "eine Stunde und dreißig Minuten": hours and minutes, each with its unit and agreeing."""
+    hours, minutes = c.units["h"], c.units["min"]
+    words = c.words
+    spoken_hours = words.counted(Number("", hour), hours, case)
+    spoken_minutes = words.counted(Number("", minute), minutes, case)
+    return f"{spoken_hours} {c.language.and_word} {spoken_minutes}"
+
+
+_CIRCA = "circa"
+"""What "ca." becomes in German, English, Italian and Dutch, before the remaining-time pass."""
+
+
+def remaining(c: Context) -> Pass | None:
+    """ "noch 1:25 h", "termina en 1:20 h", "demora 3h05", "dans 2h30": after a word that says
+    a duration follows, and maybe the language's "about", a time-like number is hours and
+    minutes ("2h30" -> "duas horas e meia"). Without such a word "20:30 h" stays a clock time,
+    as timetables write it."""
+    lang = c.language
+    hours = c.units.get("h")
+    if not lang.duration_cues or hours is None or "min" not in c.units:
+        return None
+    firsts = "".join(
+        sorted({char for cue in lang.duration_cues for char in (cue[0], cue[0].upper())})
+    )
+    hour_words = alternation({"h", hours.singular, hours.plural})
+    minutes, seconds = c.units["min"], c.units.get("s", c.units["min"])
+    smaller = alternation(  # "noch 1:25 min" is a minute and 25 seconds: left alone
+        {"m", "min", "s", "sec", minutes.singular, minutes.plural, seconds.singular, seconds.plural}
+    )
+    clock_words = alternation(lang.clock_words) if lang.clock_words else "(?!)"
+    about = alternation(  # "noch etwa 1:25 h", "demora cerca de 2h30", "in ca. 1:25 h"
+        {lang.symbol_words.get("~", _CIRCA), lang.symbol_words.get("≈", _CIRCA), _CIRCA}
+    )
+    pattern = (
+        rf"(?=[{firsts}])(?i:\b({alternation(lang.duration_cues)}))"
+        rf"(:?[ \u00a0]+(?:(?i:{about})[ \u00a0]+)?)"
+        r"(?:([0-9]{1,2}):([0-5][0-9])(?![0-9]|[.,:][0-9])"
+        rf"(?:{SPACE}(?:{hour_words})(?![^\W\d_]))?(?!{SPACE}(?:{clock_words}|{smaller}|[ap]\.?m)\b)"
+        rf"|([0-9]{{1,2}}){SPACE}h(?:{SPACE}([0-5][0-9]))?(?![\w/]))"
+    )
+
+    def read(match: re.Match[str]) -> str:
+        cue, space, hour, minute, glued_hour, glued_minute = match.groups()
+        said_before = match.string[max(0, match.start() - CONTEXT) : match.start()] + cue
+        spoken = _duration(
+            c, int(hour or glued_hour), int(minute or glued_minute or 0), said_before
+        )
+        return f"{cue}{space}{spoken}"
+
+    return c.compile(pattern, read)
+
+
+def _duration(c: Context, hour: int, minute: int, said_before: str) -> str:
+    """ "1:30" after "noch": "eineinhalb Stunden", "una hora y media", "two and a half hours"."""
+    case = c.agreement.case(said_before)
+    if not hour:
+        return c.words.counted(Number("", minute), c.units["min"], case)
+    hours = c.words.counted(Number("", hour), c.units["h"], case)
+    if not minute:
+        return hours
+    if c.language.time.remaining:
+        return c.language.time.remaining.format(hours=hours, minute=c.words.cardinal(minute))
+    if minute == 30:
+        return mixed(c, hour, 1, 2, c.units["h"])
+    return _hours_minutes(c, hour, minute, case)
 
 
 def minutes(c: Context) -> Pass | None:

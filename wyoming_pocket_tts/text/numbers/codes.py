@@ -10,6 +10,7 @@ from .tables import Abbreviation
 
 _NAME_NEXT = re.compile(r"\s+(?=[A-ZÀ-ÖØ-Þ])")
 _NAME_WORD = re.compile(r"\s+([^\W\d_]+)")
+_WORD_BEFORE = re.compile(r"(?<![^\W\d_])([^\W\d_]+)[ \u00a0]+$")
 _NAME_BEFORE = re.compile(r"[\w,][ \u00a0]+[A-ZÀ-ÖØ-Þ][\w'’-]*[ \u00a0]+$")  # noqa: RUF001
 """A capitalised word that does not start the text before it: "42 Elm St", not "Visit St."."""
 
@@ -107,14 +108,19 @@ def phone(c: Context) -> Pass:
 
 
 def flight(c: Context) -> Pass:
-    """ "LH 1234", "KL1002": a two-letter code and 3-4 digits, read digit by digit."""
+    """ "LH 1234", "KL1002": a two-letter code and 3-4 digits, read digit by digit. After an
+    article the letters name a party or club ("el PP 137 escaños"): the number is counted."""
     units = alternation([*c.units, *c.currencies])
     pattern = (
         rf"(?=[A-Z])(?<![\w.])([A-Z]{{2}}) ?([0-9]{{3,4}})"
         rf"(?![0-9]|[.,][0-9]|{SPACE}(?:{units})(?![^\W\d_]))"
     )
+    articles = c.language.name_articles
 
     def read(match: re.Match[str]) -> str:
+        previous = _WORD_BEFORE.search(before(match))
+        if previous and previous.group(1).lower() in articles:
+            return match.group()
         return place(match, f"{match.group(1)} {c.words.spell.digits(match.group(2))}")
 
     return c.compile(pattern, read)

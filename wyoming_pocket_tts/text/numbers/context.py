@@ -82,6 +82,22 @@ def after(match: re.Match[str]) -> str:
     return match.string[match.end() : match.end() + CONTEXT]
 
 
+_NEXT_WORD = re.compile(r"\s*(\S*)")
+
+
+def starts_sentence(rest: str, language: Language) -> bool:
+    """Whether the text after a full stop ("2 Mio.", "am 14.") begins a new sentence: nothing
+    follows, or a capitalised word that is no currency code; in German, whose nouns are
+    capitalised, only one of its `openers` ("Die", "Danach"), not "Besucher"."""
+    word = _NEXT_WORD.match(rest)
+    following = word.group(1).rstrip(".,;:!?") if word else ""
+    if not following:
+        return not rest.strip()
+    if not following[0].isupper() or following in {*language.currencies, *CURRENCY_ALIASES}:
+        return False
+    return following in language.openers if language.openers else True
+
+
 def place(match: re.Match[str], words: str) -> str:
     """Put words where the match was, spaced from letters or digits it touched."""
     text, start, end = match.string, match.start(), match.end()

@@ -248,6 +248,12 @@ LANGUAGE = Language(
     },
     ordinal_dot_default="r",
     clock_words=("Uhr",),
+    duration_cues=frozenset(
+        _words(
+            "noch in dauert dauerte dauern braucht brauchen benötigt dauer laufzeit "
+            "restlaufzeit restzeit fahrzeit ladezeit spieldauer"
+        )
+    ),
     symbol_words={
         "±": "plus minus",
         "§": "Paragraf",
@@ -345,7 +351,19 @@ LANGUAGE = Language(
         "Mio": Magnitude(6, Noun("Million", "Millionen", F)),
         "Mrd.": Magnitude(9, Noun("Milliarde", "Milliarden", F)),
         "Mrd": Magnitude(9, Noun("Milliarde", "Milliarden", F)),
+        "Bio.": Magnitude(12, Noun("Billion", "Billionen", F)),
+        "Bio": Magnitude(12, Noun("Billion", "Billionen", F)),
     },
+    openers=frozenset(
+        _words(
+            "Der Die Das Den Dem Des Ein Eine Einen Einem Einer Er Sie Es Wir Ihr Ich Du Man "
+            "Dies Diese Dieser Dieses Dann Danach Damit Dabei Daher Deshalb Doch Aber Und Oder "
+            "Auch Außerdem Zudem So Da Dort Hier Heute Gestern Jetzt Nun Im Am Auf In Mit Nach "
+            "Bei Vom Zum Zur Für Über Unter Vor Seit Bis Als Wie Wenn Weil Nicht Noch Nur Laut "
+            "Insgesamt Jedoch Trotzdem Dennoch Alle Viele Einige Was Wer Wo Wann Warum Bitte"
+        )
+    ),
+    name_articles=frozenset(_words("der die das den dem des")),
     by_word="mal",
     multiplier=Noun("mal", "mal", N),
     multiplier_glued=True,

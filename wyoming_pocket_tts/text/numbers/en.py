@@ -298,6 +298,13 @@ LANGUAGE = Language(
         "M": Magnitude(6, Noun("million", "million"), glued=True),
         "bn": Magnitude(9, Noun("billion", "billion")),
     },
+    duration_cues=frozenset(
+        [
+            *_words("in takes took lasts lasted another remaining duration runtime within"),
+            "time left",
+        ]
+    ),
+    name_articles=frozenset(["the"]),
     by_word="by",
     multiplier=Noun("time", "times"),
     roman=RomanWords(

@@ -212,6 +212,12 @@ LANGUAGE = Language(
     fraction_rule="ordinal+s",
     space_groups=True,
     hour_letter="glued",
+    duration_cues=frozenset(
+        [
+            *_words("en durante dura durará duró demora tarda tardará queda quedan falta faltan"),
+            *("lleva", "duración", "dentro de", "cerca de", "más de", "menos de"),
+        ]
+    ),
     symbol_words={
         "±": "más o menos",
         "§": "párrafo",
@@ -292,11 +298,12 @@ LANGUAGE = Language(
     ),
     magnitudes={
         "k": Magnitude(3, Noun("mil", "mil"), glued=True),
-        "M": Magnitude(6, Noun("millón", "millones"), glued=True),
+        **dict.fromkeys(("M", "M."), Magnitude(6, Noun("millón", "millones"), glued=True)),
         "mill.": Magnitude(6, Noun("millón", "millones")),
         "mill": Magnitude(6, Noun("millón", "millones")),
     },
     magnitude_of="de",
+    name_articles=frozenset(_words("el la los las del al")),
     by_word="por",
     multiplier=Noun("vez", "veces", F),
     decade_cues=frozenset(["años"]),

@@ -142,6 +142,7 @@ LANGUAGE = Language(
         hour=Noun("heure", "heures", F),
         special={"00:00": "minuit", "12:00": "midi"},
         seconds_joiner="et",
+        remaining="{hours} {minute}",
     ),
     ordinal_suffixes={
         "er": "m",
@@ -161,6 +162,7 @@ LANGUAGE = Language(
         "ʳᵉ": "première",
         "ère": "première",
     },
+    second_ordinals={"d": "second", "nd": "second", "de": "seconde", "nde": "seconde"},
     feminine_ordinal=((r"premier$", "première"),),
     gender_fixes={F: ((r"\bun$", "une"),)},
     genders=Genders(
@@ -225,6 +227,13 @@ LANGUAGE = Language(
     fraction_rule="ordinal+s",
     space_groups=True,
     hour_letter="spaced",
+    duration_cues=frozenset(
+        [
+            *_words("dans pendant durant en encore reste restent dure durera durée"),
+            "plus de",
+            "moins de",
+        ]
+    ),
     cycles={"h": "heures", "j": "jours"},
     cycle_word="sur",
     pair_phone_groups=True,
@@ -314,8 +323,11 @@ LANGUAGE = Language(
         "Md": Magnitude(9, Noun("milliard", "milliards"), glued=True),
         "Mds": Magnitude(9, Noun("milliard", "milliards"), glued=True),
         "Mrd": Magnitude(9, Noun("milliard", "milliards"), glued=True),
+        **dict.fromkeys(("mio", "mio."), Magnitude(6, Noun("million", "millions"))),  # Swiss
+        **dict.fromkeys(("mrd", "mrd."), Magnitude(9, Noun("milliard", "milliards"))),
     },
     magnitude_of="de",
+    name_articles=frozenset(_words("le la les du des au aux")),
     by_word="sur",
     multiplier=Noun("fois", "fois", F),
     decade_cues=frozenset(["années"]),

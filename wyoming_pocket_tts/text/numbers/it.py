@@ -293,12 +293,14 @@ LANGUAGE = Language(
     magnitudes={
         "k": Magnitude(3, Noun("mila", "mila"), glued=True),
         "M": Magnitude(6, Noun("milione", "milioni"), glued=True),
-        "mln": Magnitude(6, Noun("milione", "milioni")),
-        "Mln": Magnitude(6, Noun("milione", "milioni")),
-        "mld": Magnitude(9, Noun("miliardo", "miliardi")),
-        "Mld": Magnitude(9, Noun("miliardo", "miliardi")),
+        **dict.fromkeys(("mln", "mln.", "Mln", "Mln."), Magnitude(6, Noun("milione", "milioni"))),
+        **dict.fromkeys(("mld", "mld.", "Mld", "Mld."), Magnitude(9, Noun("miliardo", "miliardi"))),
     },
     magnitude_of="di",
+    duration_cues=frozenset(
+        [*_words("tra fra in dura durata durerà ancora manca mancano"), "più di", "meno di"]
+    ),
+    name_articles=frozenset(_words("il lo la i gli le del dello della dei degli al allo alla ai")),
     by_word="per",
     multiplier=Noun("volta", "volte", F),
     decade_cues=frozenset(["anni"]),

@@ -291,6 +291,7 @@ LANGUAGE = Language(
     fractions={2: Noun("half", "halve", N), 4: Noun("kwart", "kwart", "n")},
     fraction_rule="ordinal",
     clock_words=("uur",),
+    duration_cues=frozenset(_words("over nog duurt duurde duur looptijd binnen")),
     symbol_words={
         "±": "plus of min",
         "§": "paragraaf",
@@ -365,9 +366,10 @@ LANGUAGE = Language(
     magnitudes={
         "k": Magnitude(3, _same("duizend"), glued=True),
         "M": Magnitude(6, _same("miljoen"), glued=True),
-        "mln": Magnitude(6, _same("miljoen")),
-        "mld": Magnitude(9, _same("miljard")),
+        **dict.fromkeys(("mln", "mln."), Magnitude(6, _same("miljoen"))),
+        **dict.fromkeys(("mld", "mld.", "mrd", "mrd."), Magnitude(9, _same("miljard"))),
     },
+    name_articles=frozenset(_words("de het")),
     by_word="bij",
     multiplier=_same("keer"),
     decade_cues=frozenset(["jaren"]),

@@ -5,7 +5,17 @@ from __future__ import annotations
 import re
 
 from .amounts import VULGAR_FRACTIONS
-from .context import CONTEXT, SPACE, Context, Pass, after, alternation, before, place
+from .context import (
+    CONTEXT,
+    SPACE,
+    Context,
+    Pass,
+    after,
+    alternation,
+    before,
+    place,
+    starts_sentence,
+)
 from .spelling import apply_fixes, compile_fixes
 
 SYMBOLS = "%‰€$£¥°℃℉−½¼¾⅓⅔⅛"  # noqa: RUF001
@@ -13,16 +23,19 @@ SYMBOLS = "%‰€$£¥°℃℉−½¼¾⅓⅔⅛"  # noqa: RUF001
 
 
 def ordinal(c: Context) -> Pass | None:
-    """ "1st", "2e", "1er", "3ª", "21º"."""
+    """ "1st", "2e", "1er", "3ª", "21º", French "2d", "2nde"."""
     lang = c.language
     if not lang.ordinal_suffixes:
         return None
     feminine = compile_fixes(lang.feminine_ordinal)
     apocope = compile_fixes(lang.ordinal_apocope)
-    pattern = rf"(?=[0-9])(?<![0-9.,])([0-9]+)({alternation(lang.ordinal_suffixes)})(?![\w])"
+    suffixes = alternation([*lang.ordinal_suffixes, *lang.second_ordinals])
+    pattern = rf"(?=[0-9])(?<![0-9.,])([0-9]+)({suffixes})(?![\w])"
 
     def read(match: re.Match[str]) -> str:
         number, suffix = int(match.group(1)), match.group(2)
+        if suffix in lang.second_ordinals and suffix not in lang.ordinal_suffixes:
+            return place(match, lang.second_ordinals[suffix]) if number == 2 else match.group()
         if number == 1 and suffix in lang.first_ordinals:
             words = lang.first_ordinals[suffix]
         else:
@@ -43,17 +56,19 @@ def _letter_next(match: re.Match[str]) -> bool:
 
 def ordinal_dot(c: Context) -> Pass | None:
     """German "am 1. Mai", "der 3. Platz", "ihren 40. Geburtstag", "Montag, den 3.", "Mittwoch
-    1. Advent": an ordinal after a cue word or a weekday."""
+    1. Advent", "Samstag, den 14., um", "den 14.!": an ordinal after a cue word or a weekday."""
     lang = c.language
     if not lang.ordinal_dot_cues:
         return None
     cues = alternation([*lang.ordinal_dot_cues, *lang.weekdays.values()])  # "Mittwoch 1. Advent"
-    pattern = rf"(?i:\b({cues}))(,?\s)([0-9]{{1,3}})\.(?:(?=\s+[^\W\d_])|(\s*$))"
+    pattern = rf"(?i:\b({cues}))(,?\s)([0-9]{{1,3}})\.(?:(?=\s+[^\W\d_]|\s*[,;:!?)\-–—])|(\s*$))"  # noqa: RUF001
 
     def read(match: re.Match[str]) -> str:
         cue, space, number, end = match.groups()
         said_before = match.string[max(0, match.start(3) - CONTEXT) : match.start(3)]
         spoken = f"{cue}{space}{c.words.inflected_ordinal(int(number), said_before)}"
+        if end is None and starts_sentence(after(match), lang):
+            end = ""  # "am 14. Dann": the stop also ends the sentence
         return spoken if end is None else f"{spoken}.{end}"  # "Montag, den 3.": ends too
 
     return c.compile(pattern, read)

@@ -209,6 +209,12 @@ LANGUAGE = Language(
     fraction_rule="ordinal+s",
     space_groups=True,
     hour_letter="glued",
+    duration_cues=frozenset(
+        [
+            *_words("em durante dura durou demora demorou leva levou falta faltam resta restam"),
+            *("duração", "daqui a", "dentro de", "cerca de", "mais de", "menos de"),
+        ]
+    ),
     symbol_words={
         "±": "mais ou menos",
         "§": "parágrafo",
@@ -284,10 +290,12 @@ LANGUAGE = Language(
     magnitudes={
         "k": Magnitude(3, Noun("mil", "mil"), glued=True),
         "M": Magnitude(6, Noun("milhão", "milhões"), glued=True),
-        "mi": Magnitude(6, Noun("milhão", "milhões")),
-        "bi": Magnitude(9, Noun("bilhão", "bilhões")),
+        "M.": Magnitude(6, Noun("milhão", "milhões"), glued=True),
+        **dict.fromkeys(("mi", "mi."), Magnitude(6, Noun("milhão", "milhões"))),
+        **dict.fromkeys(("bi", "bi."), Magnitude(9, Noun("bilhão", "bilhões"))),
     },
     magnitude_of="de",
+    name_articles=frozenset(_words("o a os as do da dos das no na nos nas ao aos")),
     by_word="por",
     multiplier=Noun("vez", "vezes", F),
     decade_cues=frozenset(["anos"]),

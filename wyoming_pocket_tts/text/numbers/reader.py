@@ -41,6 +41,7 @@ PASSES: tuple[Callable[[Context], Pass | None], ...] = (
     clock.twelve_hour_range,  # "11 PM-7 AM" before each end is read alone
     clock.twelve_hour,
     clock.duration,  # "1 h 30 min" before "1 h" is read as one o'clock
+    clock.remaining,  # "noch 1:25 h", "demora 3h05": before clock times take them
     clock.minutes,  # "0:45 h", "45′" before `clock` reads a time  # noqa: RUF003
     clock.cycle,
     clock.clock_range,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .context import SPACE, Context, Pass, after, alternation, place
+from .context import SPACE, Context, Pass, after, alternation, place, starts_sentence
 from .tables import Magnitude
 from .words import Number
 
@@ -51,22 +51,32 @@ def magnitude(c: Context) -> Pass | None:
         glued = not space or currency_code or glued_next.match(match.string, match.end())
         if scale.glued and not glued:
             return match.group()
-        number = c.words.parse(amount)
-        currency = c.currencies[currency_code].major if currency_code else None
-        if scale.power == _THOUSAND and not number.fraction:
-            spoken = c.words.number_words(
-                Number(number.sign, number.whole * 1000),
-                currency.gender if currency else c.gender(match),
-            )
-            return place(match, f"{spoken} {currency.plural}" if currency else spoken)
-        noun = scale.noun
-        name = noun.singular if c.words.is_singular(number) else noun.plural
-        spoken = f"{c.words.number_words(number, noun.gender + c.case(match))} {name}"
-        if currency:
-            spoken += f" {_of(lang.magnitude_of, currency.plural)}"
+        spoken = _scaled(c, match, scale, amount, currency_code)
+        if match.group().endswith(".") and starts_sentence(after(match), lang):
+            spoken += "."  # "2 Mio. Die Polizei ermittelt": the stop also ends the sentence
         return place(match, spoken)
 
     return c.compile(pattern, read)
+
+
+def _scaled(
+    c: Context, match: re.Match[str], scale: Magnitude, amount: str, currency_code: str | None
+) -> str:
+    """ "3,5 Mio. €" -> "drei Komma fünf Millionen Euro", "8k" -> "eight thousand"."""
+    number = c.words.parse(amount)
+    currency = c.currencies[currency_code].major if currency_code else None
+    if scale.power == _THOUSAND and not number.fraction:
+        spoken = c.words.number_words(
+            Number(number.sign, number.whole * 1000),
+            currency.gender if currency else c.gender(match),
+        )
+        return f"{spoken} {currency.plural}" if currency else spoken
+    noun = scale.noun
+    name = noun.singular if c.words.is_singular(number) else noun.plural
+    spoken = f"{c.words.number_words(number, noun.gender + c.case(match))} {name}"
+    if currency:
+        spoken += f" {_of(c.language.magnitude_of, currency.plural)}"
+    return spoken
 
 
 def _screen_next(match: re.Match[str]) -> bool:

@@ -107,6 +107,11 @@ class TimeWords:
     """The preposition or article before a special time (lower case) -> what replaces both:
     "a las" -> {"12:00": "al mediodía"}, where "a las mediodía" is wrong."""
     seconds_joiner: str = "and"
+    remaining: str = ""
+    """A remaining time written like a clock time ("dans 1h10"), where the language says it
+    apart from its units: {hours} (counted, with their unit) and {minute} (the number alone),
+    French "{hours} {minute}" -> "une heure dix". Empty: "one hour and ten minutes", and half
+    an hour as the language's half ("zweieinhalb Stunden", "duas horas e meia")."""
 
 
 @dataclass(frozen=True)
@@ -188,6 +193,9 @@ class Language:
     feminine_ordinal: tuple[Fix, ...] = ()
     first_ordinals: dict[str, str] = field(default_factory=dict)
     """Ordinal suffix -> the word for 1 with it ("er" -> "premier", "re" -> "première")."""
+    second_ordinals: dict[str, str] = field(default_factory=dict)
+    """Ordinal suffixes only 2 takes -> the word said (French "2d" -> "second", "2de" ->
+    "seconde"); after any other number they are no ordinal ("3d" stays)."""
     gender_fixes: dict[str, tuple[Fix, ...]] = field(default_factory=dict)
     """By gender: fixes turning a cardinal into the form said before a noun ("un" -> "une")."""
     cardinal_fixes: tuple[Fix, ...] = ()
@@ -236,6 +244,10 @@ class Language:
     """Words after a number that make it a clock time ("14.30 Uhr")."""
     hour_letter: str = ""
     """ "14h30" is a time: 'spaced' also allows "14 h 30" (French), 'glued' only "14h30"."""
+    duration_cues: frozenset[str] = frozenset()
+    """Words (lower case, one or two) just before "1:25 h", "2h30", "1:25" that make it a
+    remaining time, not a clock time ("noch", "termina en", "dans"); a time's own words ("um",
+    "a las", "à") are never among them."""
     cycles: dict[str, str] = field(default_factory=dict)
     """French "24h/24", "7j/7": the letter -> the unit said ("heures"), with `cycle_word`."""
     cycle_word: str = ""
@@ -291,6 +303,12 @@ class Language:
     roman: RomanWords | None = None
     house_pairs: bool = False
     """American house numbers: "2140 Oak St" -> "twenty-one forty"."""
+    name_articles: frozenset[str] = frozenset()
+    """Articles (lower case) before a capitalised acronym that make it a name ("el PP 137",
+    "il PD 69"): the number after it is counted, not a flight code read digit by digit."""
+    openers: frozenset[str] = frozenset()
+    """German: capitalised words that start a sentence rather than name a noun ("Die",
+    "Danach"): after "2 Mio." or "am 14." they show the full stop ended the sentence."""
     product_names: dict[str, str] = field(default_factory=dict)
     """Names with digits said their own way ("Xbox 360" -> "Xbox three sixty")."""
     digits_separator: str = ", "
