@@ -1,0 +1,242 @@
+"""Mimi's decoder step graph (`mimi.onnx`), with the interface of `onnx.export.MimiStep`.
+
+One latent frame (already scaled, as `decode_from_latent` is given it) to its audio: the
+quantizer's projection, the upsampling transposed convolution, the decoder transformer (K and
+V caches of `context` slots, circular) and the SEANet decoder, each convolution streaming
+(`StreamingConv1d` keeps its last input steps, `StreamingConvTranspose1d` its overlap).
+Inputs: `latent` (1, 1, ldim), `offset` (1,), `s0`, … the convolution states (`conv_states`
+order), `c0`, … K and V of each attention layer; outputs: `audio` (1, channels, samples),
+`s0_out`, … the next states, `c0_new`, … this frame's K and V rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .checkpoint import Checkpoint
+from .config import ModelConfig
+from .layers import linear
+from .ops import FLOAT, INT64, Graph
+from .transformer import transformer
+
+ATTENTION = "decoder_transformer.transformer.layers.{}.self_attn"
+
+
+@dataclass(frozen=True)
+class Conv:
+    """One streaming convolution of the decoder side, as pocket-tts names its state."""
+
+    name: str
+    """The module's name in Mimi (`decoder.model.3.block.1`); weights under `mimi.<name>.`."""
+    transposed: bool
+    c_in: int
+    c_out: int
+    kernel: int
+    stride: int = 1
+    dilation: int = 1
+    groups: int = 1
+    bias: bool = True
+
+    @property
+    def key(self) -> str:
+        return "partial" if self.transposed else "previous"
+
+    @property
+    def state(self) -> tuple[int, int, int]:
+        """Its state's shape (empty for a kernel-1 convolution: no input of the graph)."""
+        if self.transposed:
+            return (1, self.c_out, self.kernel - self.stride)
+        return (1, self.c_in, (self.kernel - 1) * self.dilation + 1 - self.stride)
+
+
+def decoder_convs(config: ModelConfig) -> list[Conv]:
+    """The SEANet decoder's convolutions (`SEANetDecoder.model`), in module order."""
+    seanet = config.decoder
+    mult = 2 ** len(seanet.ratios)
+    width = mult * seanet.n_filters
+    convs = [Conv("decoder.model.0", False, seanet.dimension, width, seanet.kernel_size)]
+    index = 1
+    for ratio in seanet.ratios:
+        convs.append(Conv(f"decoder.model.{index + 1}", True, width, width // 2, 2 * ratio, ratio))
+        width //= 2
+        index += 2
+        hidden = width // seanet.compress
+        for j in range(seanet.n_residual_layers):
+            block = f"decoder.model.{index}.block"
+            dilation = seanet.dilation_base**j
+            convs.append(
+                Conv(
+                    f"{block}.1",
+                    False,
+                    width,
+                    hidden,
+                    seanet.residual_kernel_size,
+                    dilation=dilation,
+                )
+            )
+            convs.append(Conv(f"{block}.3", False, hidden, width, 1))
+            index += 1
+    convs.append(
+        Conv(
+            f"decoder.model.{index + 1}",
+            False,
+            seanet.n_filters,
+            seanet.channels,
+            seanet.last_kernel_size,
+        )
+    )
+    return convs
+
+
+def upsample(config: ModelConfig) -> Conv | None:
+    """`MimiModel.upsample`'s transposed convolution (None at the encoder's frame rate)."""
+    if config.encoder_frame_rate == config.frame_rate:
+        return None
+    stride, dim = config.mimi_steps_per_latent, config.decoder.dimension
+    return Conv(
+        "upsample.convtr",
+        True,
+        config.outer_dim or dim,
+        dim,
+        2 * stride,
+        stride,
+        groups=dim,
+        bias=False,
+    )
+
+
+def conv_states(config: ModelConfig) -> list[tuple[str, str]]:
+    """The convolution states that are graph inputs (`Graphs.conv_names`), in pocket-tts's
+    module order: the decoder's, then the upsampling's; kernel-1 convolutions keep none."""
+    convs = [*decoder_convs(config), upsample(config)]
+    return [(conv.name, conv.key) for conv in convs if conv is not None and conv.state[2] > 0]
+
+
+def attention_names(config: ModelConfig) -> list[str]:
+    return [ATTENTION.format(i) for i in range(config.decoder_transformer.num_layers)]
+
+
+class _States:
+    """The graph's convolution state inputs and outputs, by module name."""
+
+    def __init__(self, g: Graph, config: ModelConfig) -> None:
+        self.g = g
+        convs = {conv.name: conv for conv in [*decoder_convs(config), upsample(config)] if conv}
+        self.index = {name: i for i, (name, _) in enumerate(conv_states(config))}
+        self.shapes = {name: convs[name].state for name in self.index}
+        self.inputs = {
+            name: g.input(f"s{i}", FLOAT, self.shapes[name]) for name, i in self.index.items()
+        }
+        self.outputs: dict[str, str] = {}
+
+    def write(self) -> None:
+        for name, i in self.index.items():
+            self.g.output(self.outputs[name], f"s{i}_out", FLOAT, self.shapes[name])
+
+
+def _conv(g: Graph, ck: Checkpoint, x: str, conv: Conv, states: _States, steps: int) -> str:
+    """One streaming convolution on `x` (1, c_in, steps); its next state into `states`."""
+    name = f"mimi.{conv.name}.{'convtr' if conv.transposed else 'conv'}"
+    shape = (
+        (conv.c_in, conv.c_out // conv.groups, conv.kernel)
+        if conv.transposed
+        else (conv.c_out, conv.c_in // conv.groups, conv.kernel)
+    )
+    inputs = [g.weight(ck.tensor(f"{name}.weight", shape), f"{name}.weight")]
+    bias = g.weight(ck.tensor(f"{name}.bias", (conv.c_out,)), f"{name}.bias") if conv.bias else None
+    held = conv.state[2]
+    if conv.transposed:
+        y = g.node(
+            "ConvTranspose",
+            [x, *inputs, *([bias] if bias else [])],
+            strides=[conv.stride],
+            group=conv.groups,
+        )
+        length = (steps - 1) * conv.stride + conv.kernel
+        if not held:
+            return y
+        if length - held < held:
+            raise ValueError(f"{conv.name}: a step shorter than its overlap is not built")
+        head = g.node(
+            "Add",
+            [g.node("Slice", [y, g.ints(0), g.ints(held), g.ints(2)]), states.inputs[conv.name]],
+        )
+        tail = g.node("Slice", [y, g.ints(length - held), g.ints(length), g.ints(2)])
+        if bias:
+            tail = g.node("Sub", [tail, g.node("Unsqueeze", [bias, g.ints(1)])])
+        states.outputs[conv.name] = tail
+        if length - 2 * held == 0:
+            return head
+        middle = g.node("Slice", [y, g.ints(held), g.ints(length - held), g.ints(2)])
+        return g.node("Concat", [head, middle], axis=2)
+    if steps % conv.stride:
+        raise ValueError(f"{conv.name}: {steps} steps are no multiple of its stride")
+    if held:
+        x = g.node("Concat", [states.inputs[conv.name], x], axis=2)
+        total = held + steps
+        states.outputs[conv.name] = g.node(
+            "Slice", [x, g.ints(total - held), g.ints(total), g.ints(2)]
+        )
+    return g.node(
+        "Conv",
+        [x, *inputs, *([bias] if bias else [])],
+        strides=[conv.stride],
+        dilations=[conv.dilation],
+        group=conv.groups,
+    )
+
+
+def build_mimi(ck: Checkpoint, config: ModelConfig, path: Path) -> None:
+    """Write Mimi's decoder step graph to `path` (its weights beside it)."""
+    g = Graph(path, "mimi_step")
+    try:
+        _mimi(g, ck, config)
+    finally:
+        g.close()
+    g.save()
+
+
+def _mimi(g: Graph, ck: Checkpoint, config: ModelConfig) -> None:
+    shape, seanet = config.decoder_transformer, config.decoder
+    latent = g.input("latent", FLOAT, [1, 1, config.ldim])
+    offset = g.input("offset", INT64, [1])
+    states = _States(g, config)
+    cache_shape = [1, shape.num_kv_heads, shape.context or 0, shape.dim_per_head]
+    caches = [g.input(f"c{i}", FLOAT, cache_shape) for i in range(2 * shape.num_layers)]
+    x = g.node("Transpose", [latent], perm=[0, 2, 1])
+    weight = ck.tensor("mimi.quantizer.output_proj.weight", (config.quantizer_out, config.ldim, 1))
+    x = g.node("Conv", [x, g.weight(weight, "mimi.quantizer.output_proj.weight")])
+    steps = 1
+    up = upsample(config)
+    if up is not None:
+        x = _conv(g, ck, x, up, states, steps)
+        steps *= up.stride
+    x = g.node("Transpose", [x], perm=[0, 2, 1])
+    name = "mimi.decoder_transformer"
+    if shape.d_model != config.decoder_input:
+        x = linear(g, ck, x, f"{name}.input_proj", (shape.d_model, config.decoder_input))
+    x, rows = transformer(g, ck, x, f"{name}.transformer", shape, offset, caches)
+    if config.decoder_outputs[0] != shape.d_model:
+        x = linear(g, ck, x, f"{name}.output_projs.0", (config.decoder_outputs[0], shape.d_model))
+    x = g.node("Transpose", [x], perm=[0, 2, 1])
+    for conv in decoder_convs(config):
+        if conv.name.endswith(".block.1"):  # a residual block: ELU, conv, ELU, conv, plus x
+            residual = x
+        x = _conv(
+            g,
+            ck,
+            g.node("Elu", [x], alpha=1.0) if conv.name != "decoder.model.0" else x,
+            conv,
+            states,
+            steps,
+        )
+        if conv.transposed:
+            steps *= conv.stride
+        if conv.name.endswith(".block.3"):
+            x = g.node("Add", [residual, x])
+    g.output(x, "audio", FLOAT, [1, seanet.channels, steps])
+    states.write()
+    row_shape = [1, shape.num_kv_heads, config.mimi_steps_per_latent, shape.dim_per_head]
+    for i, row in enumerate(rows):
+        g.output(row, f"c{i}_new", FLOAT, row_shape)
