@@ -5,6 +5,8 @@ Rooms, each importing only the rooms listed after it (checked by `tests/repo/tes
   listener (`request.py`), the pool of loaded models (`pool.py`), the recent requests.
 - `tuning/`: how a model is loaded on this host (precision, threads, runtime), measured and
   remembered (`tuned.py` is the entry).
+- `graph_build/`: the graphs built from the checkpoint and its config with numpy and onnx, no
+  torch (the export's folder; not wired into the cache yet).
 - `onnx/`: the ONNX Runtime runtime: graphs exported from pocket-tts's own modules, cached, and
   run in its place.
 - `model/`: pocket-tts's model as we load and change it (the torch runtime): every change we make
