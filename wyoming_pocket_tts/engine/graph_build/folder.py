@@ -53,6 +53,8 @@ def build(
     if not source.is_file():
         raise FileNotFoundError(f"the tokenizer {source} is no local file: pass `tokenizer`")
     folder = Path(folder)
+    if folder.is_dir() and any(folder.iterdir()):
+        raise FileExistsError(f"{folder} holds files already: graphs are built into a new folder")
     folder.parent.mkdir(parents=True, exist_ok=True)
     building = Path(tempfile.mkdtemp(prefix=f".{folder.name}.building-", dir=folder.parent))
     try:
