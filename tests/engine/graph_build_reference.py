@@ -111,7 +111,7 @@ def mimi_frames(model: TTSModel, graphs: Graphs, frames: int, seed: int) -> tupl
     rng = np.random.default_rng(seed)
     got, expected = [], []
     for _ in range(frames):
-        latent = (rng.standard_normal((1, 1, model.flow_lm.ldim)) * 3).astype(np.float32)
+        latent = (rng.standard_normal((1, 1, mimi.quantizer.dimension)) * 3).astype(np.float32)
         got.append(runner.decode(ours, latent))
         with torch.no_grad():
             audio = mimi.decode_from_latent(torch.from_numpy(latent), theirs)
