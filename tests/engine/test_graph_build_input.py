@@ -41,7 +41,7 @@ def damaged(model: TinyModel, folder: Path, change: str) -> Path:
     [
         ("drop", "no tensor 'flow_lm.transformer.layers.1.linear2.weight'"),
         ("reshape", "tensor 'flow_lm.transformer.layers.1.linear2.weight' has shape [96, 112]"),
-        ("cut", "model.safetensors"),
+        ("cut", "cut short, tensor"),
     ],
 )
 def test_a_bad_checkpoint_is_named_and_leaves_no_folder(

@@ -67,7 +67,7 @@ class Graph:
             padding = -offset % 4096  # aligned, so ONNX Runtime may map it
             self._data.write(b"\0" * padding)
             offset += padding
-            self._data.write(array.tobytes())
+            array.tofile(self._data)
             tensor.data_location = TensorProto.EXTERNAL
             for key, value in (
                 ("location", self._data_name),
