@@ -17,6 +17,7 @@ from pocket_tts.models.flow_lm import drifting_decode, lsd_decode, ot_decode, po
 from pocket_tts.modules.stateful_module import increment_steps, init_states
 
 from testkit.model_factory import TinyModel
+from wyoming_pocket_tts.engine.graph_build.encoder import VOICE
 from wyoming_pocket_tts.engine.onnx.graphs import Graphs
 from wyoming_pocket_tts.engine.onnx.runners import MimiRunner
 
@@ -118,3 +119,14 @@ def mimi_frames(model: TTSModel, graphs: Graphs, frames: int, seed: int) -> tupl
         increment_steps(mimi, theirs, increment=runner.steps)
         expected.append(audio.numpy().reshape(-1))
     return np.concatenate(got), np.concatenate(expected)
+
+
+def voice_prompts(model: TTSModel, graphs: Graphs, audio: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The flow LM's prompt from `audio` (1, 1, samples) by the built encoder graph and by
+    pocket-tts (`_encode_audio`, then `bos_before_voice` where the config inserts it)."""
+    got = run_graph(graphs.folder / VOICE, {"audio": audio})[0]
+    with torch.no_grad():
+        expected = model._encode_audio(torch.from_numpy(audio))
+        if model.flow_lm.insert_bos_before_voice:
+            expected = torch.cat([model.flow_lm.bos_before_voice, expected], dim=1)
+    return got, expected.numpy()

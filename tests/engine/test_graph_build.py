@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
+import soundfile
 
 from testkit.model_factory import TinyModel
 from wyoming_pocket_tts.engine.graph_build import build
@@ -33,6 +34,7 @@ from .graph_build_reference import (
     relative,
     run_graph,
     torch_lm_step,
+    voice_prompts,
     with_varied_eos,
 )
 from .test_onnx_loop import speak
@@ -115,6 +117,19 @@ def test_mimi_decodes_as_pocket_tts_past_its_context(
     assert relative(got, expected) < TOLERANCE
 
 
+def test_the_voice_encoder_gives_pocket_tts_s_prompt(
+    endless_model: TinyModel, built: Graphs, voices: dict[str, Path]
+) -> None:
+    """Mimi's encoder graph on a voice prompt cut to no whole number of frames: the prompt
+    pocket-tts's `get_state_for_audio_prompt` runs through the LM (speaker projection, BOS)."""
+    audio, rate = soundfile.read(voices["a"], dtype="float32")
+    assert rate == 24000
+    audio = np.ascontiguousarray(audio[: rate * 3 // 4 + 101][None, None])
+    got, expected = voice_prompts(endless_model.load(), built, audio)
+    assert got.shape == expected.shape == (1, 1 + 10, 112)  # BOS, then 10 frames (0.75 s)
+    assert relative(got, expected) < TOLERANCE
+
+
 def test_the_loop_speaks_on_the_built_graphs_as_pocket_tts_and_the_export(
     endless_model: TinyModel, built: Graphs, exported: Graphs, voice_file: Path
 ) -> None:
@@ -132,11 +147,17 @@ def test_the_loop_speaks_on_the_built_graphs_as_pocket_tts_and_the_export(
 
 
 def test_the_folder_has_the_export_s_interface(built: Graphs, exported: Graphs) -> None:
-    """Every graph's inputs and outputs (names, order, types, shapes and dynamic axes), the
-    loop's files and the state names are the export's; each graph's outputs on the same
-    random inputs agree within float rounding."""
+    """Every built graph passes ONNX's checker with each weight once; every graph's inputs and
+    outputs (names, order, types, shapes and dynamic axes), the loop's files and the state
+    names are the export's; each graph's outputs on the same random inputs agree within float
+    rounding."""
     import onnxruntime as ort
 
+    for name in ("frame.onnx", "lm.onnx", "mimi.onnx", "voice.onnx"):
+        onnx.checker.check_model(str(built.folder / name))  # valid, by ONNX's own checker
+        graph = onnx.load(str(built.folder / name), load_external_data=False).graph
+        names = [tensor.name for tensor in graph.initializer]
+        assert len(names) == len(set(names)), name  # each weight once
     for name in ("frame.onnx", "lm.onnx", "mimi.onnx"):
         sessions = [ort.InferenceSession(str(g.folder / name)) for g in (built, exported)]
         ours, theirs = (

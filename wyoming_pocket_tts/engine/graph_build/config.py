@@ -61,7 +61,7 @@ class TransformerShape:
 
 @dataclass(frozen=True)
 class SEANetShape:
-    """Mimi's SEANet decoder (`SEANetDecoder`'s arguments that shape its weights)."""
+    """Mimi's SEANet encoder or decoder (the arguments that shape its weights)."""
 
     dimension: int
     channels: int
@@ -73,6 +73,7 @@ class SEANetShape:
     last_kernel_size: int
     dilation_base: int
     compress: int
+    pad_mode: str
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,13 @@ class ModelConfig:
     decoder_transformer: TransformerShape
     decoder_input: int
     decoder_outputs: tuple[int, ...]
+    encoder: SEANetShape
+    encoder_transformer: TransformerShape
+    encoder_input: int
+    encoder_outputs: tuple[int, ...]
+    inner_dim: int | None
+    bos_before_voice: bool
+    """`insert_bos_before_voice`: a voice prompt starts with `bos_before_voice`."""
 
     @property
     def encoder_frame_rate(self) -> float:
@@ -169,31 +177,46 @@ def _parse(raw: Mapping[str, Any]) -> ModelConfig:
         encoder_hop=math.prod(int(r) for r in encoder["ratios"]),
         quantizer_out=int(mimi["quantizer"]["output_dimension"]),
         outer_dim=None if mimi.get("outer_dim") is None else int(mimi["outer_dim"]),
-        decoder=SEANetShape(
-            dimension=int(decoder["dimension"]),
-            channels=int(decoder["channels"]),
-            n_filters=int(decoder["n_filters"]),
-            n_residual_layers=int(decoder["n_residual_layers"]),
-            ratios=[int(r) for r in decoder["ratios"]],
-            kernel_size=int(decoder["kernel_size"]),
-            residual_kernel_size=int(decoder["residual_kernel_size"]),
-            last_kernel_size=int(decoder["last_kernel_size"]),
-            dilation_base=int(decoder["dilation_base"]),
-            compress=int(decoder["compress"]),
-        ),
-        decoder_transformer=TransformerShape(
-            d_model=int(mimi_transformer["d_model"]),
-            num_heads=int(mimi_transformer["num_heads"]),
-            num_layers=int(mimi_transformer["num_layers"]),
-            dim_feedforward=int(mimi_transformer["dim_feedforward"]),
-            max_period=float(mimi_transformer.get("max_period", 10000.0)),
-            attn_dim=int(mimi_transformer["d_model"]),
-            num_kv_heads=int(mimi_transformer["num_heads"]),
-            context=int(mimi_transformer["context"]),
-            layer_scale=mimi_transformer.get("layer_scale") is not None,
-        ),
+        decoder=_seanet(decoder),
+        decoder_transformer=_mimi_transformer(mimi_transformer),
         decoder_input=int(mimi_transformer["input_dimension"]),
         decoder_outputs=tuple(int(n) for n in mimi_transformer["output_dimensions"]),
+        encoder=_seanet(encoder),
+        encoder_transformer=_mimi_transformer(mimi["transformer"]),
+        encoder_input=int(mimi["transformer"]["input_dimension"]),
+        encoder_outputs=tuple(int(n) for n in mimi["transformer"]["output_dimensions"]),
+        inner_dim=None if mimi.get("inner_dim") is None else int(mimi["inner_dim"]),
+        bos_before_voice=bool(flow_lm.get("insert_bos_before_voice", False)),
+    )
+
+
+def _seanet(raw: Mapping[str, Any]) -> SEANetShape:
+    return SEANetShape(
+        dimension=int(raw["dimension"]),
+        channels=int(raw["channels"]),
+        n_filters=int(raw["n_filters"]),
+        n_residual_layers=int(raw["n_residual_layers"]),
+        ratios=[int(r) for r in raw["ratios"]],
+        kernel_size=int(raw["kernel_size"]),
+        residual_kernel_size=int(raw["residual_kernel_size"]),
+        last_kernel_size=int(raw["last_kernel_size"]),
+        dilation_base=int(raw["dilation_base"]),
+        compress=int(raw["compress"]),
+        pad_mode=str(raw["pad_mode"]),
+    )
+
+
+def _mimi_transformer(raw: Mapping[str, Any]) -> TransformerShape:
+    return TransformerShape(
+        d_model=int(raw["d_model"]),
+        num_heads=int(raw["num_heads"]),
+        num_layers=int(raw["num_layers"]),
+        dim_feedforward=int(raw["dim_feedforward"]),
+        max_period=float(raw.get("max_period", 10000.0)),
+        attn_dim=int(raw["d_model"]),
+        num_kv_heads=int(raw["num_heads"]),
+        context=int(raw["context"]),
+        layer_scale=raw.get("layer_scale") is not None,
     )
 
 

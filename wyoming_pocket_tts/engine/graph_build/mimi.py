@@ -11,43 +11,14 @@ order), `c0`, … K and V of each attention layer; outputs: `audio` (1, channels
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from .checkpoint import Checkpoint
 from .config import ModelConfig
-from .layers import linear
-from .ops import FLOAT, INT64, Graph
-from .transformer import transformer
+from .convs import Conv, conv1d, conv_weights, projected, residual_convs, walk_seanet
+from .ops import FLOAT, INT64, Graph, write_graph
 
 ATTENTION = "decoder_transformer.transformer.layers.{}.self_attn"
-
-
-@dataclass(frozen=True)
-class Conv:
-    """One streaming convolution of the decoder side, as pocket-tts names its state."""
-
-    name: str
-    """The module's name in Mimi (`decoder.model.3.block.1`); weights under `mimi.<name>.`."""
-    transposed: bool
-    c_in: int
-    c_out: int
-    kernel: int
-    stride: int = 1
-    dilation: int = 1
-    groups: int = 1
-    bias: bool = True
-
-    @property
-    def key(self) -> str:
-        return "partial" if self.transposed else "previous"
-
-    @property
-    def state(self) -> tuple[int, int, int]:
-        """Its state's shape (empty for a kernel-1 convolution: no input of the graph)."""
-        if self.transposed:
-            return (1, self.c_out, self.kernel - self.stride)
-        return (1, self.c_in, (self.kernel - 1) * self.dilation + 1 - self.stride)
 
 
 def decoder_convs(config: ModelConfig) -> list[Conv]:
@@ -61,22 +32,8 @@ def decoder_convs(config: ModelConfig) -> list[Conv]:
         convs.append(Conv(f"decoder.model.{index + 1}", True, width, width // 2, 2 * ratio, ratio))
         width //= 2
         index += 2
-        hidden = width // seanet.compress
-        for j in range(seanet.n_residual_layers):
-            block = f"decoder.model.{index}.block"
-            dilation = seanet.dilation_base**j
-            convs.append(
-                Conv(
-                    f"{block}.1",
-                    False,
-                    width,
-                    hidden,
-                    seanet.residual_kernel_size,
-                    dilation=dilation,
-                )
-            )
-            convs.append(Conv(f"{block}.3", False, hidden, width, 1))
-            index += 1
+        convs += residual_convs("decoder", index, width, seanet)
+        index += seanet.n_residual_layers
     convs.append(
         Conv(
             f"decoder.model.{index + 1}",
@@ -137,22 +94,11 @@ class _States:
 
 def _conv(g: Graph, ck: Checkpoint, x: str, conv: Conv, states: _States, steps: int) -> str:
     """One streaming convolution on `x` (1, c_in, steps); its next state into `states`."""
-    name = f"mimi.{conv.name}.{'convtr' if conv.transposed else 'conv'}"
-    shape = (
-        (conv.c_in, conv.c_out // conv.groups, conv.kernel)
-        if conv.transposed
-        else (conv.c_out, conv.c_in // conv.groups, conv.kernel)
-    )
-    inputs = [g.weight(ck.tensor(f"{name}.weight", shape), f"{name}.weight")]
-    bias = g.weight(ck.tensor(f"{name}.bias", (conv.c_out,)), f"{name}.bias") if conv.bias else None
     held = conv.state[2]
     if conv.transposed:
-        y = g.node(
-            "ConvTranspose",
-            [x, *inputs, *([bias] if bias else [])],
-            strides=[conv.stride],
-            group=conv.groups,
-        )
+        inputs = conv_weights(g, ck, conv)
+        bias = inputs[1] if conv.bias else None
+        y = g.node("ConvTranspose", [x, *inputs], strides=[conv.stride], group=conv.groups)
         length = (steps - 1) * conv.stride + conv.kernel
         if not held:
             return y
@@ -178,23 +124,12 @@ def _conv(g: Graph, ck: Checkpoint, x: str, conv: Conv, states: _States, steps: 
         states.outputs[conv.name] = g.node(
             "Slice", [x, g.ints(total - held), g.ints(total), g.ints(2)]
         )
-    return g.node(
-        "Conv",
-        [x, *inputs, *([bias] if bias else [])],
-        strides=[conv.stride],
-        dilations=[conv.dilation],
-        group=conv.groups,
-    )
+    return conv1d(g, ck, x, conv)
 
 
 def build_mimi(ck: Checkpoint, config: ModelConfig, path: Path) -> None:
     """Write Mimi's decoder step graph to `path` (its weights beside it)."""
-    g = Graph(path, "mimi_step")
-    try:
-        _mimi(g, ck, config)
-    finally:
-        g.close()
-    g.save()
+    write_graph(path, "mimi_step", lambda g: _mimi(g, ck, config))
 
 
 def _mimi(g: Graph, ck: Checkpoint, config: ModelConfig) -> None:
@@ -212,29 +147,26 @@ def _mimi(g: Graph, ck: Checkpoint, config: ModelConfig) -> None:
     if up is not None:
         x = _conv(g, ck, x, up, states, steps)
         steps *= up.stride
-    x = g.node("Transpose", [x], perm=[0, 2, 1])
-    name = "mimi.decoder_transformer"
-    if shape.d_model != config.decoder_input:
-        x = linear(g, ck, x, f"{name}.input_proj", (shape.d_model, config.decoder_input))
-    x, rows = transformer(g, ck, x, f"{name}.transformer", shape, offset, caches)
-    if config.decoder_outputs[0] != shape.d_model:
-        x = linear(g, ck, x, f"{name}.output_projs.0", (config.decoder_outputs[0], shape.d_model))
-    x = g.node("Transpose", [x], perm=[0, 2, 1])
-    for conv in decoder_convs(config):
-        if conv.name.endswith(".block.1"):  # a residual block: ELU, conv, ELU, conv, plus x
-            residual = x
-        x = _conv(
-            g,
-            ck,
-            g.node("Elu", [x], alpha=1.0) if conv.name != "decoder.model.0" else x,
-            conv,
-            states,
-            steps,
-        )
-        if conv.transposed:
-            steps *= conv.stride
-        if conv.name.endswith(".block.3"):
-            x = g.node("Add", [residual, x])
+    rows: list[str] = []
+    x = projected(
+        g,
+        ck,
+        x,
+        "mimi.decoder_transformer",
+        config.decoder_transformer,
+        (config.decoder_input, config.decoder_outputs[0]),
+        offset,
+        caches,
+        rows,
+    )
+
+    def run(x: str, conv: Conv) -> str:
+        nonlocal steps
+        y = _conv(g, ck, x, conv, states, steps)
+        steps *= conv.stride if conv.transposed else 1
+        return y
+
+    x = walk_seanet(g, x, decoder_convs(config), run)
     g.output(x, "audio", FLOAT, [1, seanet.channels, steps])
     states.write()
     row_shape = [1, shape.num_kv_heads, config.mimi_steps_per_latent, shape.dim_per_head]

@@ -8,7 +8,7 @@ writes it): `onnx.quantize` selects the layers it quantises by it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -126,6 +126,17 @@ class Graph:
     def close(self) -> None:
         """Close the data file (a build that failed)."""
         self._data.close()
+
+
+def write_graph(path: Path, name: str, body: Callable[[Graph], None]) -> None:
+    """Write the graph `body` makes to `path`, its weights beside it (the data file is closed
+    either way)."""
+    g = Graph(path, name)
+    try:
+        body(g)
+    finally:
+        g.close()
+    g.save()
 
 
 FLOAT = TensorProto.FLOAT

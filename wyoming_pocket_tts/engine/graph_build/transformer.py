@@ -24,8 +24,12 @@ from .ops import Graph
 
 @dataclass(frozen=True)
 class Call:
-    """What every layer of one call shares: RoPE's rotation and the attention mask."""
+    """What every layer of one call shares: the graph, the weights, the transformer's shape,
+    RoPE's rotation and the attention mask."""
 
+    g: Graph
+    ck: Checkpoint
+    shape: TransformerShape
     cos: str
     sin: str
     """(steps, 1, dim per head / 2, 1): the rotation of each step's position."""
@@ -33,9 +37,12 @@ class Call:
     """(steps, slots + steps): which cached slots and which of this call's steps each step sees."""
 
 
-def call(g: Graph, shape: TransformerShape, x: str, offset: str, cache: str) -> Call:
+def call(
+    g: Graph, ck: Checkpoint, shape: TransformerShape, x: str, offset: str, cache: str | None
+) -> Call:
     """The rotation and mask of a call on `x` (1, steps, d) at `offset` (1,) over caches shaped
-    like `cache`, as `ExportableAttention._attend` computes them."""
+    like `cache`, as `ExportableAttention._attend` computes them (no `cache`: a stateless call,
+    its steps alone, as pocket-tts's attention without a model state)."""
     zero, one = g.const(0, np.int64), g.const(1, np.int64)
     steps = g.node("Gather", [g.node("Shape", [x]), g.const(1, np.int64)], axis=0)
     positions = g.node("Add", [offset, g.node("Range", [zero, steps, one])])
@@ -44,17 +51,10 @@ def call(g: Graph, shape: TransformerShape, x: str, offset: str, cache: str) -> 
     freqs = np.exp(ds * np.float32(-math.log(shape.max_period) * 2 / shape.dim_per_head))
     times = g.node("Reshape", [g.node("Cast", [positions], to=1), g.ints(-1, 1, 1, 1)])
     angles = g.node("Mul", [times, g.const(freqs.reshape(half, 1))])
-    slots = g.node("Gather", [g.node("Shape", [cache]), g.const(2, np.int64)], axis=0)
-    index = g.node("Range", [zero, slots, one])
-    if shape.context is None:  # never wraps: slot i holds position i once written
-        held = g.node("Where", [g.node("Less", [index, offset]), index, g.const(-1, np.int64)])
-    else:  # circular: the latest position written to each slot (< 0: none)
-        last = g.node("Sub", [offset, one])
-        back = g.node("Mod", [g.node("Sub", [last, index]), slots], fmod=0)
-        held = g.node("Sub", [last, back])
+    held = None if cache is None else _held(g, shape, offset, cache)
     query = g.node("Unsqueeze", [positions, g.ints(1)])
     masks = []
-    for keys in (held, positions):
+    for keys in (positions,) if held is None else (held, positions):
         delta = g.node("Sub", [query, g.node("Unsqueeze", [keys, g.ints(0)])])
         mask = g.node("GreaterOrEqual", [delta, zero])
         if keys == held:
@@ -64,7 +64,22 @@ def call(g: Graph, shape: TransformerShape, x: str, offset: str, cache: str) -> 
             within = g.node("Less", [delta, g.const(shape.context, np.int64)])
             mask = g.node("And", [mask, within])
         masks.append(mask)
-    return Call(g.node("Cos", [angles]), g.node("Sin", [angles]), g.node("Concat", masks, axis=-1))
+    cos, sin = g.node("Cos", [angles]), g.node("Sin", [angles])
+    return Call(g, ck, shape, cos, sin, g.node("Concat", masks, axis=-1))
+
+
+def _held(g: Graph, shape: TransformerShape, offset: str, cache: str) -> str:
+    """The position each cache slot holds before this call (< 0: none)."""
+    zero, one = g.const(0, np.int64), g.const(1, np.int64)
+    slots = g.node("Gather", [g.node("Shape", [cache]), g.const(2, np.int64)], axis=0)
+    index = g.node("Range", [zero, slots, one])
+    if shape.context is None:  # never wraps: slot i holds position i once written
+        held = g.node("Where", [g.node("Less", [index, offset]), index, g.const(-1, np.int64)])
+    else:  # circular: the latest position written to each slot (< 0: none)
+        last = g.node("Sub", [offset, one])
+        back = g.node("Mod", [g.node("Sub", [last, index]), slots], fmod=0)
+        held = g.node("Sub", [last, back])
+    return held
 
 
 def _rope(g: Graph, x: str, heads: int, dim: int, rotation: Call) -> str:
@@ -79,16 +94,11 @@ def _rope(g: Graph, x: str, heads: int, dim: int, rotation: Call) -> str:
 
 
 def attention(
-    g: Graph,
-    ck: Checkpoint,
-    x: str,
-    name: str,
-    shape: TransformerShape,
-    rotation: Call,
-    caches: tuple[str, str],
+    rotation: Call, x: str, name: str, caches: tuple[str, str] | None
 ) -> tuple[str, str, str]:
-    """`StreamingMultiheadAttention` on `x` (1, steps, d) over `caches` (K, V): the output,
-    then this call's K and V rows (1, kv heads, steps, dim per head)."""
+    """`StreamingMultiheadAttention` on `x` (1, steps, d) over `caches` (K, V; None: stateless):
+    the output, then this call's K and V rows (1, kv heads, steps, dim per head)."""
+    g, ck, shape = rotation.g, rotation.ck, rotation.shape
     heads, kv_heads, d = shape.num_heads, shape.num_kv_heads, shape.dim_per_head
     kv_dim = kv_heads * d
     proj = linear(g, ck, x, f"{name}.in_proj", (shape.attn_dim + 2 * kv_dim, shape.d_model))
@@ -103,29 +113,29 @@ def attention(
     q = g.node("Transpose", [q], perm=[0, 2, 1, 3])
     q = g.node("Mul", [q, g.const(d**-0.5)])
     q = g.node("Reshape", [q, g.ints(1, kv_heads, heads // kv_heads, -1, d)])
-    keys = [g.node("Unsqueeze", [key, g.ints(2)]) for key in (caches[0], k_new)]
-    values = [g.node("Unsqueeze", [value, g.ints(2)]) for value in (caches[1], v_new)]
+    cached = [] if caches is None else [caches]
+    keys = [g.node("Unsqueeze", [key, g.ints(2)]) for key in [*(c[0] for c in cached), k_new]]
+    values = [g.node("Unsqueeze", [v, g.ints(2)]) for v in [*(c[1] for c in cached), v_new]]
+    namespace = f"{name}: attention"
     scores = [
-        g.node(
-            "MatMul",
-            [q, g.node("Transpose", [key], perm=[0, 1, 2, 4, 3])],
-            namespace=f"{name}: attention",
-        )
+        g.node("MatMul", [q, g.node("Transpose", [key], perm=[0, 1, 2, 4, 3])], namespace=namespace)
         for key in keys
     ]
-    scores_all = g.node("Concat", scores, axis=-1)
-    masked = g.node("Where", [rotation.mask, scores_all, g.const(-np.inf)])
+    masked = g.node("Where", [rotation.mask, g.node("Concat", scores, axis=-1), g.const(-np.inf)])
     weights = g.node("Softmax", [masked], axis=-1)
-    slots = g.node("Shape", [caches[0]], start=2, end=3)
-    cached = g.node("Slice", [weights, g.ints(0), slots, g.ints(-1)])
-    own = g.node("Slice", [weights, slots, g.ints(2**62), g.ints(-1)])
-    out = g.node(
-        "Add",
-        [
-            g.node("MatMul", [cached, values[0]], namespace=f"{name}: attention"),
-            g.node("MatMul", [own, values[1]], namespace=f"{name}: attention"),
-        ],
-    )
+    if caches is None:
+        out = g.node("MatMul", [weights, values[0]], namespace=namespace)
+    else:  # the weights of the cached slots, then of this call's steps
+        slots = g.node("Shape", [caches[0]], start=2, end=3)
+        old = g.node("Slice", [weights, g.ints(0), slots, g.ints(-1)])
+        own = g.node("Slice", [weights, slots, g.ints(2**62), g.ints(-1)])
+        out = g.node(
+            "Add",
+            [
+                g.node("MatMul", [old, values[0]], namespace=namespace),
+                g.node("MatMul", [own, values[1]], namespace=namespace),
+            ],
+        )
     out = g.node("Reshape", [out, g.ints(1, heads, -1, d)])
     out = g.node(
         "Reshape", [g.node("Transpose", [out], perm=[0, 2, 1, 3]), g.ints(1, -1, shape.attn_dim)]
@@ -134,19 +144,14 @@ def attention(
 
 
 def layer(
-    g: Graph,
-    ck: Checkpoint,
-    x: str,
-    name: str,
-    shape: TransformerShape,
-    rotation: Call,
-    caches: tuple[str, str],
+    rotation: Call, x: str, name: str, caches: tuple[str, str] | None
 ) -> tuple[str, str, str]:
     """`StreamingTransformerLayer`: attention and feed-forward blocks, each a residual of a
     layer norm's input; the layer's output, then its K and V rows."""
+    g, ck, shape = rotation.g, rotation.ck, rotation.shape
     dim = shape.d_model
     normed = layer_norm(g, ck, x, f"{name}.norm1", dim, 1e-5)
-    update, k_new, v_new = attention(g, ck, normed, f"{name}.self_attn", shape, rotation, caches)
+    update, k_new, v_new = attention(rotation, normed, f"{name}.self_attn", caches)
     x = g.node("Add", [x, _scaled(g, ck, update, f"{name}.layer_scale_1", shape)])
     normed = layer_norm(g, ck, x, f"{name}.norm2", dim, 1e-5)
     hidden = gelu_tanh(g, linear(g, ck, normed, f"{name}.linear1", (shape.dim_feedforward, dim)))
@@ -168,14 +173,15 @@ def transformer(
     name: str,
     shape: TransformerShape,
     offset: str,
-    caches: list[str],
+    caches: list[str] | None,
 ) -> tuple[str, list[str]]:
     """`StreamingTransformer` `name` on `x` (1, steps, d) at `offset`, its layers' K and V
-    caches given in order (K, V of each): the output, then each layer's K and V rows."""
-    rotation = call(g, shape, x, offset, caches[0])
+    caches given in order (K, V of each; None: stateless, as pocket-tts runs Mimi's encoder):
+    the output, then each layer's K and V rows."""
+    rotation = call(g, ck, shape, x, offset, None if caches is None else caches[0])
     rows: list[str] = []
     for i in range(shape.num_layers):
-        pair = (caches[2 * i], caches[2 * i + 1])
-        x, k_new, v_new = layer(g, ck, x, f"{name}.layers.{i}", shape, rotation, pair)
+        pair = None if caches is None else (caches[2 * i], caches[2 * i + 1])
+        x, k_new, v_new = layer(rotation, x, f"{name}.layers.{i}", pair)
         rows += [k_new, v_new]
     return x, rows
