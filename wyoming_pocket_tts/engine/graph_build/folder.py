@@ -66,6 +66,7 @@ def build(
             building, lm_names(settings), conv_states(settings), attention_names(settings)
         )
         graphs.write()
+        building.chmod(0o755)  # as a folder made by mkdir (mkdtemp's is private)
         os.replace(building, folder)
     except BaseException:
         shutil.rmtree(building, ignore_errors=True)
