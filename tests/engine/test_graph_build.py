@@ -120,13 +120,14 @@ def test_mimi_decodes_as_pocket_tts_past_its_context(
 def test_the_voice_encoder_gives_pocket_tts_s_prompt(
     endless_model: TinyModel, built: Graphs, voices: dict[str, Path]
 ) -> None:
-    """Mimi's encoder graph on a voice prompt cut to no whole number of frames: the prompt
-    pocket-tts's `get_state_for_audio_prompt` runs through the LM (speaker projection, BOS)."""
-    audio, rate = soundfile.read(voices["a"], dtype="float32")
-    assert rate == 24000
-    audio = np.ascontiguousarray(audio[: rate * 3 // 4 + 101][None, None])
-    got, expected = voice_prompts(endless_model.load(), built, audio)
-    assert got.shape == expected.shape == (1, 1 + 10, 112)  # BOS, then 10 frames (0.75 s)
+    """Mimi's encoder graph, a chunk at a time, on a voice prompt of no whole number of frames
+    and three chunks (its attention's caches wrap): the prompt pocket-tts's
+    `get_state_for_audio_prompt` runs through the LM (speaker projection, BOS first)."""
+    parts = [soundfile.read(voices[name], dtype="float32") for name in ("a", "b", "a")]
+    assert {rate for _, rate in parts} == {24000}
+    audio = np.concatenate([part for part, _ in parts])[: 24000 * 5 // 2 + 101]
+    got, expected = voice_prompts(endless_model.load(), built, audio[None, None].copy())
+    assert got.shape == expected.shape == (1, 1 + 32, 112)  # BOS, then 32 frames (2.5 s)
     assert relative(got, expected) < TOLERANCE
 
 

@@ -2,7 +2,7 @@
 pocket-tts's own modules: `lsd` (english's widths, one layer each: the LSD flow head with its
 time embeddings, layer scales, no grouped heads or low-rank table) and `full` (`english`'s
 shapes, every layer; random weights of 440 MB, made once per model cache): the LM step, Mimi's
-decoder past its context and Mimi's encoder on a second of noise."""
+decoder past its context and Mimi's encoder on 2.5 s of noise (three chunks)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def test_the_graphs_at_english_widths_compute_pocket_tts_s_sums(tmp_path: Path, 
         expected = reference.torch_lm_step(torch_model, graphs, feeds)
         for i, (ours, theirs) in enumerate(zip(got, expected, strict=True)):
             assert reference.relative(ours, theirs) < reference.TOLERANCE, (steps, offset, i)
-    audio = np.random.default_rng(4).standard_normal((1, 1, 24000 + 77)).astype(np.float32)
+    audio = np.random.default_rng(4).standard_normal((1, 1, 24000 * 5 // 2 + 77)).astype(np.float32)
     got, expected = reference.voice_prompts(torch_model, graphs, audio * 0.2)
     assert reference.relative(got, expected) < reference.TOLERANCE
     del torch_model.flow_lm

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from .checkpoint import Checkpoint
 from .config import SEANetShape, TransformerShape
 from .layers import linear
-from .ops import Graph
+from .ops import FLOAT, Graph
 from .transformer import transformer
 
 
@@ -78,6 +78,60 @@ def conv1d(g: Graph, ck: Checkpoint, x: str, conv: Conv) -> str:
     )
 
 
+class States:
+    """A step graph's convolution state inputs `s0`, `s1`, … and outputs `s0_out`, …, by
+    module name: one per convolution of `convs` that keeps steps, in that order."""
+
+    def __init__(self, g: Graph, convs: list[Conv]) -> None:
+        self.g = g
+        kept = [conv for conv in convs if conv.state[2] > 0]
+        self.index = {conv.name: i for i, conv in enumerate(kept)}
+        self.shapes = {conv.name: conv.state for conv in kept}
+        self.inputs = {
+            name: g.input(f"s{i}", FLOAT, self.shapes[name]) for name, i in self.index.items()
+        }
+        self.outputs: dict[str, str] = {}
+
+    def write(self) -> None:
+        for name, i in self.index.items():
+            self.g.output(self.outputs[name], f"s{i}_out", FLOAT, self.shapes[name])
+
+
+def streaming_conv(g: Graph, ck: Checkpoint, x: str, conv: Conv, states: States, steps: int) -> str:
+    """One streaming convolution on `x` (1, c_in, steps); its next state into `states`."""
+    held = conv.state[2]
+    if conv.transposed:
+        inputs = conv_weights(g, ck, conv)
+        bias = inputs[1] if conv.bias else None
+        y = g.node("ConvTranspose", [x, *inputs], strides=[conv.stride], group=conv.groups)
+        length = (steps - 1) * conv.stride + conv.kernel
+        if not held:
+            return y
+        if length - held < held:
+            raise ValueError(f"{conv.name}: a step shorter than its overlap is not built")
+        head = g.node(
+            "Add",
+            [g.node("Slice", [y, g.ints(0), g.ints(held), g.ints(2)]), states.inputs[conv.name]],
+        )
+        tail = g.node("Slice", [y, g.ints(length - held), g.ints(length), g.ints(2)])
+        if bias:
+            tail = g.node("Sub", [tail, g.node("Unsqueeze", [bias, g.ints(1)])])
+        states.outputs[conv.name] = tail
+        if length - 2 * held == 0:
+            return head
+        middle = g.node("Slice", [y, g.ints(held), g.ints(length - held), g.ints(2)])
+        return g.node("Concat", [head, middle], axis=2)
+    if steps % conv.stride:
+        raise ValueError(f"{conv.name}: {steps} steps are no multiple of its stride")
+    if held:
+        x = g.node("Concat", [states.inputs[conv.name], x], axis=2)
+        total = held + steps
+        states.outputs[conv.name] = g.node(
+            "Slice", [x, g.ints(total - held), g.ints(total), g.ints(2)]
+        )
+    return conv1d(g, ck, x, conv)
+
+
 def walk_seanet(g: Graph, x: str, convs: list[Conv], run: Callable[[str, Conv], str]) -> str:
     """`SEANetEncoder` or `SEANetDecoder` on `x`, each convolution `run` (the first on `x`, each
     other after an ELU; `.block.1` and `.block.3` a residual block's two)."""
@@ -99,7 +153,7 @@ def projected(
     shape: TransformerShape,
     dims: tuple[int, int],
     offset: str,
-    caches: list[str] | None,
+    caches: list[str],
     rows: list[str],
 ) -> str:
     """`ProjectedTransformer` `name` on `x` (1, channels, steps), with its input and output

@@ -1,27 +1,44 @@
-"""Mimi's encoder as one graph (`voice.onnx`): a voice prompt's audio to the flow LM's prompt.
+"""Mimi's encoder as a step graph (`voice.onnx`): a voice prompt's audio, a chunk at a time, to
+the flow LM's prompt.
 
 What pocket-tts's `get_state_for_audio_prompt` computes from the audio it has read, resampled
 to the model's rate, mono, and ended on a pause (`end_on_pause`): the audio padded to whole
-frames (`pad_for_conv1d`), Mimi's SEANet encoder, its encoder transformer (stateless: causal
-within `context`) and its downsampling to the frame rate (`encode_to_latent`), the speaker
-projection (`_encode_audio`), and `bos_before_voice` first where the config inserts it. Its
-output runs through the LM's graph as any prompt (`embeddings`), which fills the voice state's
-caches. Input: `audio` (1, 1, samples; any number); output: `prompt` (1, frames, dim).
-Attention runs over the whole prompt at once: its scores take steps² floats per head (steps at
-the encoder's rate, 200 per second at `english` shapes).
+frames (`pad_for_conv1d`), Mimi's SEANet encoder, its encoder transformer (causal within
+`context`) and its downsampling to the frame rate (`encode_to_latent`), then the speaker
+projection (`_encode_audio`); `bos_before_voice` goes first where the config inserts it
+(`VOICE_BOS`, written beside the graph). Every part is causal, so the audio runs in chunks of
+`chunk_frames` frames (the last padded with zeros: the frames past the audio's are dropped),
+each carrying the convolutions' last steps and the transformer's K and V (circular caches of
+`context` slots, written by the host, as Mimi's decoder's) to the next: memory stays that of
+one chunk, whatever the prompt's length (attention over a whole prompt at once would take
+steps² floats per head: 611 MiB for 10 s at `english` shapes, measured).
+Inputs: `audio` (1, channels, chunk samples), `offset` (1,; transformer steps before this
+chunk), `s0`, … the convolution states (`encoder_convs` order, then the downsampling's),
+`c0`, … the K and V cache of each transformer layer; outputs: `prompt` (1, chunk frames, dim),
+`s0_out`, …, `c0_new`, … this chunk's K and V rows (1, heads, chunk steps, dim per head).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from .checkpoint import Checkpoint
 from .config import ModelConfig
-from .convs import Conv, conv1d, projected, residual_convs, walk_seanet
-from .ops import FLOAT, Graph, write_graph
+from .convs import Conv, States, projected, residual_convs, streaming_conv, walk_seanet
+from .ops import FLOAT, INT64, Graph, write_graph
 
 VOICE = "voice.onnx"
 """The encoder's graph in the folder (written where the weights clone voices)."""
+VOICE_BOS = "voice_bos.npy"
+"""`bos_before_voice` (1, 1, dim), first in every voice prompt (where the config inserts it)."""
+
+
+def chunk_frames(config: ModelConfig) -> int:
+    """Frames per chunk: as many as the transformer's context holds (15 at `english` shapes)."""
+    context = config.encoder_transformer.context or 1
+    return max(1, context // config.mimi_steps_per_latent)
 
 
 def encoder_convs(config: ModelConfig) -> list[Conv]:
@@ -42,54 +59,65 @@ def encoder_convs(config: ModelConfig) -> list[Conv]:
     return convs
 
 
-def _stateless(g: Graph, ck: Checkpoint, x: str, conv: Conv, replicate: bool) -> str:
-    """A streaming convolution run once from its initial state: its kept steps are zeros, or
-    (`replicate`, pocket-tts's first call) copies of the first step, before `x`."""
-    held = conv.state[2]
-    if held:
-        pads = g.ints(0, 0, held, 0, 0, 0)
-        x = g.node("Pad", [x, pads], mode="edge" if replicate else "constant")
-    return conv1d(g, ck, x, conv)
+def downsample(config: ModelConfig) -> Conv | None:
+    """`MimiModel.downsample`'s convolution (None at the frame rate already)."""
+    if config.encoder_frame_rate == config.frame_rate:
+        return None
+    stride, width = config.mimi_steps_per_latent, config.encoder.dimension
+    out = config.inner_dim or width
+    return Conv("downsample.conv", False, width, out, 2 * stride, stride, bias=False)
 
 
-def build_encoder(ck: Checkpoint, config: ModelConfig, path: Path) -> None:
-    """Write Mimi's encoder graph to `path` (its weights beside it)."""
-    write_graph(path, "voice_prompt", lambda g: _encoder(g, ck, config))
+def build_encoder(ck: Checkpoint, config: ModelConfig, folder: Path) -> None:
+    """Write Mimi's encoder step graph to `folder` (`VOICE`, its weights beside it, and
+    `VOICE_BOS` where the config inserts it)."""
+    if config.encoder.pad_mode != "constant":
+        raise ValueError(f"Mimi's encoder pads by {config.encoder.pad_mode!r}: not built")
+    write_graph(folder / VOICE, "voice_prompt", lambda g: _encoder(g, ck, config))
+    if config.bos_before_voice:
+        bos = ck.tensor("flow_lm.bos_before_voice", (1, 1, config.flow.d_model))
+        np.save(folder / VOICE_BOS, bos)
 
 
 def _encoder(g: Graph, ck: Checkpoint, config: ModelConfig) -> None:
-    if config.encoder.pad_mode not in ("constant", "replicate"):
-        raise ValueError(f"Mimi's encoder pads by {config.encoder.pad_mode!r}: not built")
-    audio = g.input("audio", FLOAT, [1, config.encoder.channels, "samples"])
-    frame = round(config.sample_rate / config.frame_rate)
-    length = g.node("Shape", [audio], start=2, end=3)
-    extra = g.node("Mod", [g.node("Neg", [length]), g.ints(frame)], fmod=0)
-    x = g.node("Pad", [audio, g.node("Concat", [g.ints(0, 0, 0, 0, 0), extra], axis=0)])
-    replicate = config.encoder.pad_mode == "replicate"
-    x = walk_seanet(g, x, encoder_convs(config), lambda x, c: _stateless(g, ck, x, c, replicate))
+    frames = chunk_frames(config)
+    samples = frames * round(config.sample_rate / config.frame_rate)
+    down = downsample(config)
+    convs = encoder_convs(config)
+    states = States(g, [*convs, *([down] if down else [])])
+    x = g.input("audio", FLOAT, [1, config.encoder.channels, samples])
+    offset = g.input("offset", INT64, [1])
     shape = config.encoder_transformer
+    cache_shape = [1, shape.num_kv_heads, shape.context or 0, shape.dim_per_head]
+    caches = [g.input(f"c{i}", FLOAT, cache_shape) for i in range(2 * shape.num_layers)]
+    steps = samples
+
+    def run(x: str, conv: Conv) -> str:
+        nonlocal steps
+        y = streaming_conv(g, ck, x, conv, states, steps)
+        steps //= conv.stride
+        return y
+
+    x = walk_seanet(g, x, convs, run)
+    rows: list[str] = []
     dims = (config.encoder_input, config.encoder_outputs[0])
-    offset = g.ints(0)
-    x = projected(g, ck, x, "mimi.encoder_transformer", shape, dims, offset, None, [])
+    x = projected(g, ck, x, "mimi.encoder_transformer", shape, dims, offset, caches, rows)
+    transformer_steps = steps
     width = config.encoder.dimension
-    if config.encoder_frame_rate != config.frame_rate:
-        stride = config.mimi_steps_per_latent
-        width = config.inner_dim or width
-        down = Conv(
-            "downsample.conv",
-            False,
-            config.encoder.dimension,
-            width,
-            2 * stride,
-            stride,
-            bias=False,
-        )
-        x = _stateless(g, ck, x, down, replicate=True)
+    if down is not None:  # replicate padding: before the first step, copies of it
+        first = g.node("Slice", [x, g.ints(0), g.ints(1), g.ints(2)])
+        start = g.node("Expand", [first, g.ints(*down.state)])
+        at_start = g.node("Equal", [offset, g.const(0, np.int64)])
+        kept = states.inputs[down.name]
+        states.inputs[down.name] = g.node("Where", [at_start, start, kept])
+        x = run(x, down)
+        width = down.c_out
     latents = g.node("Transpose", [x], perm=[0, 2, 1])
     dim = config.flow.d_model
     speaker = ck.tensor("flow_lm.speaker_proj_weight", (dim, width))
     prompt = g.node("MatMul", [latents, g.weight(speaker.T, "flow_lm.speaker_proj_weight")])
-    if config.bos_before_voice:
-        bos = ck.tensor("flow_lm.bos_before_voice", (1, 1, dim))
-        prompt = g.node("Concat", [g.weight(bos, "flow_lm.bos_before_voice"), prompt], axis=1)
-    g.output(prompt, "prompt", FLOAT, [1, "frames", dim])
+    g.output(prompt, "prompt", FLOAT, [1, frames, dim])
+    states.write()
+    row_shape = [1, shape.num_kv_heads, transformer_steps, shape.dim_per_head]
+    for i, row in enumerate(rows):
+        g.output(row, f"c{i}_new", FLOAT, row_shape)

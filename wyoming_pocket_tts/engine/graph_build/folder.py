@@ -1,9 +1,10 @@
 """The graphs' folder built from a checkpoint: what `onnx.export.export` writes, without torch.
 
 `build` writes the frame's graph, the text table, the tokenizer's file and the loop's settings,
-Mimi's decoder step and the flow LM's step, Mimi's encoder for voice prompts (`encoder.VOICE`,
-where the weights clone voices: not in the export), then `graphs.json`, into a folder beside the
-target, renamed to it at the end: a build that fails leaves no folder behind.
+Mimi's decoder step and the flow LM's step, Mimi's encoder step for voice prompts
+(`encoder.VOICE`, where the weights clone voices: not in the export), then `graphs.json`, into
+a folder beside the target, renamed to it at the end: a build that fails leaves no folder
+behind.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import numpy as np
 from ..onnx.graphs import FRAME, LM, MIMI, SPEECH, TEXT_EMBEDDINGS, Graphs
 from .checkpoint import Checkpoint
 from .config import SAMPLER_DECODE_STEPS, ModelConfig, read_config, speech_settings
-from .encoder import VOICE, build_encoder
+from .encoder import build_encoder
 from .frame import build_frame, text_table
 from .lm import build_lm, lm_names
 from .mimi import attention_names, build_mimi, conv_states
@@ -94,4 +95,4 @@ def _write(
     build_mimi(ck, config, folder / MIMI)
     build_lm(ck, config, folder / LM, decode_steps)
     if voice_cloning:
-        build_encoder(ck, config, folder / VOICE)
+        build_encoder(ck, config, folder)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .checkpoint import Checkpoint
 from .config import ModelConfig
-from .convs import Conv, conv1d, conv_weights, projected, residual_convs, walk_seanet
+from .convs import Conv, States, projected, residual_convs, streaming_conv, walk_seanet
 from .ops import FLOAT, INT64, Graph, write_graph
 
 ATTENTION = "decoder_transformer.transformer.layers.{}.self_attn"
@@ -66,65 +66,17 @@ def upsample(config: ModelConfig) -> Conv | None:
 def conv_states(config: ModelConfig) -> list[tuple[str, str]]:
     """The convolution states that are graph inputs (`Graphs.conv_names`), in pocket-tts's
     module order: the decoder's, then the upsampling's; kernel-1 convolutions keep none."""
-    convs = [*decoder_convs(config), upsample(config)]
-    return [(conv.name, conv.key) for conv in convs if conv is not None and conv.state[2] > 0]
+    return [(conv.name, conv.key) for conv in _decoder_side(config) if conv.state[2] > 0]
+
+
+def _decoder_side(config: ModelConfig) -> list[Conv]:
+    """The decoder's convolutions, then the upsampling's: the order of their states."""
+    up = upsample(config)
+    return [*decoder_convs(config), *([up] if up else [])]
 
 
 def attention_names(config: ModelConfig) -> list[str]:
     return [ATTENTION.format(i) for i in range(config.decoder_transformer.num_layers)]
-
-
-class _States:
-    """The graph's convolution state inputs and outputs, by module name."""
-
-    def __init__(self, g: Graph, config: ModelConfig) -> None:
-        self.g = g
-        convs = {conv.name: conv for conv in [*decoder_convs(config), upsample(config)] if conv}
-        self.index = {name: i for i, (name, _) in enumerate(conv_states(config))}
-        self.shapes = {name: convs[name].state for name in self.index}
-        self.inputs = {
-            name: g.input(f"s{i}", FLOAT, self.shapes[name]) for name, i in self.index.items()
-        }
-        self.outputs: dict[str, str] = {}
-
-    def write(self) -> None:
-        for name, i in self.index.items():
-            self.g.output(self.outputs[name], f"s{i}_out", FLOAT, self.shapes[name])
-
-
-def _conv(g: Graph, ck: Checkpoint, x: str, conv: Conv, states: _States, steps: int) -> str:
-    """One streaming convolution on `x` (1, c_in, steps); its next state into `states`."""
-    held = conv.state[2]
-    if conv.transposed:
-        inputs = conv_weights(g, ck, conv)
-        bias = inputs[1] if conv.bias else None
-        y = g.node("ConvTranspose", [x, *inputs], strides=[conv.stride], group=conv.groups)
-        length = (steps - 1) * conv.stride + conv.kernel
-        if not held:
-            return y
-        if length - held < held:
-            raise ValueError(f"{conv.name}: a step shorter than its overlap is not built")
-        head = g.node(
-            "Add",
-            [g.node("Slice", [y, g.ints(0), g.ints(held), g.ints(2)]), states.inputs[conv.name]],
-        )
-        tail = g.node("Slice", [y, g.ints(length - held), g.ints(length), g.ints(2)])
-        if bias:
-            tail = g.node("Sub", [tail, g.node("Unsqueeze", [bias, g.ints(1)])])
-        states.outputs[conv.name] = tail
-        if length - 2 * held == 0:
-            return head
-        middle = g.node("Slice", [y, g.ints(held), g.ints(length - held), g.ints(2)])
-        return g.node("Concat", [head, middle], axis=2)
-    if steps % conv.stride:
-        raise ValueError(f"{conv.name}: {steps} steps are no multiple of its stride")
-    if held:
-        x = g.node("Concat", [states.inputs[conv.name], x], axis=2)
-        total = held + steps
-        states.outputs[conv.name] = g.node(
-            "Slice", [x, g.ints(total - held), g.ints(total), g.ints(2)]
-        )
-    return conv1d(g, ck, x, conv)
 
 
 def build_mimi(ck: Checkpoint, config: ModelConfig, path: Path) -> None:
@@ -136,7 +88,7 @@ def _mimi(g: Graph, ck: Checkpoint, config: ModelConfig) -> None:
     shape, seanet = config.decoder_transformer, config.decoder
     latent = g.input("latent", FLOAT, [1, 1, config.ldim])
     offset = g.input("offset", INT64, [1])
-    states = _States(g, config)
+    states = States(g, _decoder_side(config))
     cache_shape = [1, shape.num_kv_heads, shape.context or 0, shape.dim_per_head]
     caches = [g.input(f"c{i}", FLOAT, cache_shape) for i in range(2 * shape.num_layers)]
     x = g.node("Transpose", [latent], perm=[0, 2, 1])
@@ -145,7 +97,7 @@ def _mimi(g: Graph, ck: Checkpoint, config: ModelConfig) -> None:
     steps = 1
     up = upsample(config)
     if up is not None:
-        x = _conv(g, ck, x, up, states, steps)
+        x = streaming_conv(g, ck, x, up, states, steps)
         steps *= up.stride
     rows: list[str] = []
     x = projected(
@@ -162,7 +114,7 @@ def _mimi(g: Graph, ck: Checkpoint, config: ModelConfig) -> None:
 
     def run(x: str, conv: Conv) -> str:
         nonlocal steps
-        y = _conv(g, ck, x, conv, states, steps)
+        y = streaming_conv(g, ck, x, conv, states, steps)
         steps *= conv.stride if conv.transposed else 1
         return y
 

@@ -38,11 +38,10 @@ class Call:
 
 
 def call(
-    g: Graph, ck: Checkpoint, shape: TransformerShape, x: str, offset: str, cache: str | None
+    g: Graph, ck: Checkpoint, shape: TransformerShape, x: str, offset: str, cache: str
 ) -> Call:
     """The rotation and mask of a call on `x` (1, steps, d) at `offset` (1,) over caches shaped
-    like `cache`, as `ExportableAttention._attend` computes them (no `cache`: a stateless call,
-    its steps alone, as pocket-tts's attention without a model state)."""
+    like `cache`, as `ExportableAttention._attend` computes them."""
     zero, one = g.const(0, np.int64), g.const(1, np.int64)
     steps = g.node("Gather", [g.node("Shape", [x]), g.const(1, np.int64)], axis=0)
     positions = g.node("Add", [offset, g.node("Range", [zero, steps, one])])
@@ -51,10 +50,10 @@ def call(
     freqs = np.exp(ds * np.float32(-math.log(shape.max_period) * 2 / shape.dim_per_head))
     times = g.node("Reshape", [g.node("Cast", [positions], to=1), g.ints(-1, 1, 1, 1)])
     angles = g.node("Mul", [times, g.const(freqs.reshape(half, 1))])
-    held = None if cache is None else _held(g, shape, offset, cache)
+    held = _held(g, shape, offset, cache)
     query = g.node("Unsqueeze", [positions, g.ints(1)])
     masks = []
-    for keys in (positions,) if held is None else (held, positions):
+    for keys in (held, positions):
         delta = g.node("Sub", [query, g.node("Unsqueeze", [keys, g.ints(0)])])
         mask = g.node("GreaterOrEqual", [delta, zero])
         if keys == held:
@@ -93,11 +92,9 @@ def _rope(g: Graph, x: str, heads: int, dim: int, rotation: Call) -> str:
     return g.node("Reshape", [rotated, g.ints(1, -1, heads, dim)])
 
 
-def attention(
-    rotation: Call, x: str, name: str, caches: tuple[str, str] | None
-) -> tuple[str, str, str]:
-    """`StreamingMultiheadAttention` on `x` (1, steps, d) over `caches` (K, V; None: stateless):
-    the output, then this call's K and V rows (1, kv heads, steps, dim per head)."""
+def attention(rotation: Call, x: str, name: str, caches: tuple[str, str]) -> tuple[str, str, str]:
+    """`StreamingMultiheadAttention` on `x` (1, steps, d) over `caches` (K, V): the output,
+    then this call's K and V rows (1, kv heads, steps, dim per head)."""
     g, ck, shape = rotation.g, rotation.ck, rotation.shape
     heads, kv_heads, d = shape.num_heads, shape.num_kv_heads, shape.dim_per_head
     kv_dim = kv_heads * d
@@ -113,9 +110,8 @@ def attention(
     q = g.node("Transpose", [q], perm=[0, 2, 1, 3])
     q = g.node("Mul", [q, g.const(d**-0.5)])
     q = g.node("Reshape", [q, g.ints(1, kv_heads, heads // kv_heads, -1, d)])
-    cached = [] if caches is None else [caches]
-    keys = [g.node("Unsqueeze", [key, g.ints(2)]) for key in [*(c[0] for c in cached), k_new]]
-    values = [g.node("Unsqueeze", [v, g.ints(2)]) for v in [*(c[1] for c in cached), v_new]]
+    keys = [g.node("Unsqueeze", [key, g.ints(2)]) for key in (caches[0], k_new)]
+    values = [g.node("Unsqueeze", [value, g.ints(2)]) for value in (caches[1], v_new)]
     namespace = f"{name}: attention"
     scores = [
         g.node("MatMul", [q, g.node("Transpose", [key], perm=[0, 1, 2, 4, 3])], namespace=namespace)
@@ -123,19 +119,17 @@ def attention(
     ]
     masked = g.node("Where", [rotation.mask, g.node("Concat", scores, axis=-1), g.const(-np.inf)])
     weights = g.node("Softmax", [masked], axis=-1)
-    if caches is None:
-        out = g.node("MatMul", [weights, values[0]], namespace=namespace)
-    else:  # the weights of the cached slots, then of this call's steps
-        slots = g.node("Shape", [caches[0]], start=2, end=3)
-        old = g.node("Slice", [weights, g.ints(0), slots, g.ints(-1)])
-        own = g.node("Slice", [weights, slots, g.ints(2**62), g.ints(-1)])
-        out = g.node(
-            "Add",
-            [
-                g.node("MatMul", [old, values[0]], namespace=namespace),
-                g.node("MatMul", [own, values[1]], namespace=namespace),
-            ],
-        )
+    # The weights of the cached slots, then of this call's steps.
+    slots = g.node("Shape", [caches[0]], start=2, end=3)
+    old = g.node("Slice", [weights, g.ints(0), slots, g.ints(-1)])
+    own = g.node("Slice", [weights, slots, g.ints(2**62), g.ints(-1)])
+    out = g.node(
+        "Add",
+        [
+            g.node("MatMul", [old, values[0]], namespace=namespace),
+            g.node("MatMul", [own, values[1]], namespace=namespace),
+        ],
+    )
     out = g.node("Reshape", [out, g.ints(1, heads, -1, d)])
     out = g.node(
         "Reshape", [g.node("Transpose", [out], perm=[0, 2, 1, 3]), g.ints(1, -1, shape.attn_dim)]
@@ -143,9 +137,7 @@ def attention(
     return linear(g, ck, out, f"{name}.out_proj", (shape.d_model, shape.attn_dim)), k_new, v_new
 
 
-def layer(
-    rotation: Call, x: str, name: str, caches: tuple[str, str] | None
-) -> tuple[str, str, str]:
+def layer(rotation: Call, x: str, name: str, caches: tuple[str, str]) -> tuple[str, str, str]:
     """`StreamingTransformerLayer`: attention and feed-forward blocks, each a residual of a
     layer norm's input; the layer's output, then its K and V rows."""
     g, ck, shape = rotation.g, rotation.ck, rotation.shape
@@ -173,15 +165,14 @@ def transformer(
     name: str,
     shape: TransformerShape,
     offset: str,
-    caches: list[str] | None,
+    caches: list[str],
 ) -> tuple[str, list[str]]:
     """`StreamingTransformer` `name` on `x` (1, steps, d) at `offset`, its layers' K and V
-    caches given in order (K, V of each; None: stateless, as pocket-tts runs Mimi's encoder):
-    the output, then each layer's K and V rows."""
-    rotation = call(g, ck, shape, x, offset, None if caches is None else caches[0])
+    caches given in order (K, V of each): the output, then each layer's K and V rows."""
+    rotation = call(g, ck, shape, x, offset, caches[0])
     rows: list[str] = []
     for i in range(shape.num_layers):
-        pair = None if caches is None else (caches[2 * i], caches[2 * i + 1])
+        pair = (caches[2 * i], caches[2 * i + 1])
         x, k_new, v_new = layer(rotation, x, f"{name}.layers.{i}", pair)
         rows += [k_new, v_new]
     return x, rows
