@@ -4,6 +4,8 @@ Rooms:
 - `serving/`: the engine thread, its fair scheduler, requests and the pool of loaded models.
 - `tuning/`: how a model is loaded on this host (precision, threads, runtime), measured and
   remembered (`tuned.py` is the entry).
+- `graph_build/`: the graphs built from the checkpoint and its config with numpy and onnx, no
+  torch (the export's folder; not wired into the cache yet).
 - `onnx/`: the ONNX Runtime runtime: graphs exported from pocket-tts's own modules, cached, and
   run by a loop of our own without torch.
 - `model/`: pocket-tts's model as we load and change it (the torch runtime).
