@@ -25,7 +25,9 @@ from wyoming_pocket_tts.engine.onnx.int8_gate import BOUND
 
 ROOT = Path(__file__).resolve().parents[2]
 SAME = 1e-4
-"""The most the int8 audio may differ between kernel classes, as a share of its RMS."""
+"""The most the int8 LM's probe latents may differ between kernel classes, as a share of their
+RMS: each frame is fed the same input, so this is what the int8 kernels compute (measured with
+qemu-user on an AVX2 host, 2026-12-04: u8u8 on SSE4 against AVX2 2.2e-7; u8s8 0.044)."""
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -40,7 +42,7 @@ def mask(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _probe(graphs: Path, out: Path, env: dict[str, str]) -> tuple[dict[str, float], str]:
-    """`testkit.int8_probe` in a child: its drift and its stderr (the audio goes to `out`)."""
+    """`testkit.int8_probe` in a child: its drift and its stderr (its arrays go to `out`)."""
     done = subprocess.run(
         [sys.executable, "-m", "testkit.int8_probe", str(graphs), str(out)],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
@@ -50,26 +52,32 @@ def _probe(graphs: Path, out: Path, env: dict[str, str]) -> tuple[dict[str, floa
 
 
 def _relative(got: np.ndarray, expected: np.ndarray) -> float:
-    assert got.shape == expected.shape
-    difference = got.astype(np.float64) - expected
-    return float(
-        np.sqrt(np.mean(difference**2)) / np.sqrt(np.mean(expected.astype(np.float64) ** 2))
-    )
+    size = min(got.size, expected.size)  # free-running audio may end a frame apart
+    got = got.reshape(-1)[:size].astype(np.float64)
+    expected = expected.reshape(-1)[:size].astype(np.float64)
+    return float(np.sqrt(np.mean((got - expected) ** 2)) / np.sqrt(np.mean(expected**2)))
 
 
-def test_the_int8_audio_is_the_same_on_every_kernel_class(
+def test_the_int8_graphs_compute_alike_on_every_kernel_class(
     graphs: Path, mask: Path, tmp_path: Path
 ) -> None:
-    """The same graphs, the same text at temperature 0: the audio of each lower class is this
-    host's within `SAME`, and the gate's drift holds on each."""
-    native, _ = _probe(graphs, tmp_path / "native.npy", dict(os.environ))
-    expected = np.load(tmp_path / "native.npy")
+    """The same graphs on each lower class: the int8 LM's probe latents are this host's within
+    `SAME`, the gate holds, and the free-running audio (temperature 0) differs from this host's
+    less than int8 differs from fp32 here: every fp32 sum in another order (7.5e-7 between AVX2
+    and SSE4 for the fp32 graphs) may move an activation across an int8 step, and generation
+    feeds that back (u8u8 audio, SSE4 against AVX2: 4.3e-4, int8's own change 9.4e-4; u8s8
+    1.2e-2 against 1.2e-2)."""
+    native, _ = _probe(graphs, tmp_path / "native.npz", dict(os.environ))
+    here = np.load(tmp_path / "native.npz")
+    own_change = _relative(here["int8"], here["fp32"])
     assert native["latent"] <= BOUND, native
     for name in kernels.masks_here():
-        drift, stderr = _probe(graphs, tmp_path / f"{name}.npy", kernels.masked_env(mask, name))
+        drift, stderr = _probe(graphs, tmp_path / f"{name}.npz", kernels.masked_env(mask, name))
+        there = np.load(tmp_path / f"{name}.npz")
         assert kernels.answered(stderr) > 0, stderr[-2000:]  # ONNX Runtime asked the mask
         assert drift["latent"] <= BOUND, (name, drift)
-        assert _relative(np.load(tmp_path / f"{name}.npy"), expected) <= SAME, name
+        assert _relative(there["latents"], here["latents"]) <= SAME, name
+        assert _relative(there["int8"], here["int8"]) < own_change, name
 
 
 def test_the_int8_drift_tests_pass_masked(mask: Path) -> None:

@@ -45,15 +45,9 @@ class Drift:
 def measure(graphs: Graphs) -> Drift:
     """The int8 graphs in `graphs.folder` against its fp32 graphs, on this host's kernels."""
     from .loop_settings import LoopSettings
-    from .text_prompt import Tokenizer
 
     settings = LoopSettings.read(graphs.speech)
-    tokens = Tokenizer(graphs.folder / settings.tokenizer).encode(PROBE_TEXT)
-    table = np.load(graphs.text_embeddings, mmap_mode="r")
-    prompt = np.asarray(table[tokens], np.float32)[None]
-    frame = FrameRunner(graphs.frame)
-    reference = _latents(LMRunner(graphs.lm(False), 1), frame, graphs, prompt, None)
-    moved = _latents(LMRunner(graphs.lm(True), 1), frame, graphs, prompt, reference)
+    reference, moved = probe_latents(graphs)
     scale = np.asarray(settings.emb_std, np.float32)
     shift = np.asarray(settings.emb_mean, np.float32)
     steps = settings.mimi_steps_per_latent
@@ -62,6 +56,21 @@ def measure(graphs: Graphs) -> Drift:
         for int8 in (False, True)
     ]
     return Drift(_relative(moved, reference), _relative(audio[1], audio[0]))
+
+
+def probe_latents(graphs: Graphs) -> tuple[np.ndarray, np.ndarray]:
+    """The probe's latents (frames, ldim): the fp32 graphs' own, and the int8 graphs' fed the
+    fp32 latent before each frame."""
+    from .loop_settings import LoopSettings
+    from .text_prompt import Tokenizer
+
+    settings = LoopSettings.read(graphs.speech)
+    tokens = Tokenizer(graphs.folder / settings.tokenizer).encode(PROBE_TEXT)
+    table = np.load(graphs.text_embeddings, mmap_mode="r")
+    prompt = np.asarray(table[tokens], np.float32)[None]
+    frame = FrameRunner(graphs.frame)
+    reference = _latents(LMRunner(graphs.lm(False), 1), frame, graphs, prompt, None)
+    return reference, _latents(LMRunner(graphs.lm(True), 1), frame, graphs, prompt, reference)
 
 
 def _latents(
