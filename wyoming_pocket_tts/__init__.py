@@ -7,7 +7,8 @@ Start and settings: `__main__.py` (the entry point), `cli.py` and `cli_checks.py
 settings), `flags.py` (each value's converter), `settings.py` (the typed settings), `server.py`
 (listening, start and stop order), `service.py` (what every connection shares), `intake.py`
 (a request from its first text to its last audio), `info.py` (the `describe` answer),
-`health.py` (the container's health check), `errors.py` (every error code).
+`health.py` (the container's health check), `readiness.py` (what the start is doing, told
+on every door), `errors.py` (every error code).
 The host and the network: `host.py` (cores, CPU, memory), `files.py` (files replaced whole),
 `downloads.py` (Hugging Face downloads as log lines), `offline.py` (a first start without
 network), `discovery.py` (zeroconf and the Supervisor's discovery), `languages.py` (the

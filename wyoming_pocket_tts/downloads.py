@@ -28,6 +28,14 @@ _HUB_MODULES = ("huggingface_hub.utils.tqdm", "huggingface_hub.utils._xet_progre
 
 _MB = 1_000_000
 
+_RUNNING: set[int] = set()
+"""The ids of the hub downloads running now (`HubDownloadLog` bars open)."""
+
+
+def downloading() -> bool:
+    """A Hugging Face download runs now (one logged by `HubDownloadLog`)."""
+    return bool(_RUNNING)
+
 
 class _Nowhere(io.TextIOBase):
     """A text stream that drops what tqdm writes (the bar, and the newline when it closes)."""
@@ -49,6 +57,7 @@ class HubDownloadLog(hub_tqdm):
         self._started = self._last_log = time.monotonic()
         super().__init__(*args, **kwargs)
         self.file_name = _display_name(str(self.desc))
+        _RUNNING.add(id(self))
         if not self.disable:
             _LOGGER.info("Downloading %s: %s", self.file_name, _size(self.total))
 
@@ -74,8 +83,10 @@ class HubDownloadLog(hub_tqdm):
         """Xet's network rate: ignored (see `update_transfer`)."""
 
     def close(self) -> None:
-        if not self.disable:
-            self._log_end()
+        if id(self) in _RUNNING:
+            _RUNNING.discard(id(self))
+            if not self.disable:
+                self._log_end()
         super().close()
 
     def _log_progress(self) -> None:

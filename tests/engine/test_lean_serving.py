@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 from testkit.model_factory import TinyModel, write_voice_wav
-from testkit.support import ServerProcess, differing_samples, synthesize
+from testkit.support import ServerProcess, describe, differing_samples, synthesize
 from testkit.zygote import FORK_ENV
 from tests.conftest import model_args
 from tests.studio_support import need_chromium, status_model_row
@@ -176,10 +176,16 @@ def test_after_the_first_start_switches_to_the_graphs_its_voices_are_made_again_
     loop when idle; int8 graphs keep voice states of their own, so the voices are made again:
     by a child, at that idle moment, not when the next request comes."""
     args = lean_args(slim_model, {"a": voices["a"]}, tmp_path / "data", "--quantize", "on")
+    args += ["--http-port", "0"]
     prelude = "from wyoming_pocket_tts.engine.onnx import background\nbackground.POLL = 0.5"
     with ServerProcess(args, tmp_path / "server.log", prelude=prelude) as server:
         server.wait_for_log("Ready")
+        health = f"http://127.0.0.1:{_http_port(server.log)}/health"
+        building = _json(health)  # the child's export takes seconds even on an idle host
+        described = asyncio.run(describe(server.port)).tts[0].description or ""
+        assert "now runs on ONNX Runtime" not in server.log, "asked after the switch"
         server.wait_for_log("now runs on ONNX Runtime", timeout=180)
+        assert _json(health) == {"status": "ok", "state": "ready"}
         deadline = time.monotonic() + 60  # encoded by torch at the start, then by a child
         while server.log.count("Encoded voice a") < 2 and time.monotonic() < deadline:
             time.sleep(0.1)
@@ -190,6 +196,19 @@ def test_after_the_first_start_switches_to_the_graphs_its_voices_are_made_again_
         reply_audio(server, "a")
         assert server.stop() == 0
     assert server.log.count("Encoded voice a") == before, server.log
+    assert building["status"] == "ok" and building["state"] == "building graphs", building
+    assert "; building graphs: ONNX Runtime graphs" in described, described
+
+
+def _http_port(log: str) -> int:
+    http = re.search(r"HTTP API on http://[^:]+:(\d+)", log)
+    assert http, log
+    return int(http.group(1))
+
+
+def _json(url: str) -> dict[str, object]:
+    with urlopen(url, timeout=10) as answer:
+        return json.loads(answer.read())  # type: ignore[no-any-return]
 
 
 @pytest.mark.usefixtures("fresh")

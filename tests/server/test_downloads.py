@@ -264,3 +264,16 @@ def test_first_start_logs_each_download(tmp_path: Path) -> None:
     assert "Downloading model.safetensors: " in log
     assert "\r" not in log
     assert "HTTP Request:" not in log  # the HTTP client's line per request would drown them
+
+
+def test_a_running_download_is_told_until_its_bar_closes() -> None:
+    """`downloads.downloading()` (the `downloading` state of `/health` and `describe`) is true
+    while a hub download's bar is open, and false once it is closed."""
+    from wyoming_pocket_tts.downloads import HubDownloadLog, downloading
+
+    assert not downloading()
+    bar = HubDownloadLog(total=100, desc="model.safetensors")
+    assert downloading()
+    bar.update(100)
+    bar.close()
+    assert not downloading()

@@ -116,7 +116,7 @@ def test_model_names_a_language_and_voices_list_their_languages(
         ("a", ["en"], True),
         ("b", ["en"], True),
     ]
-    assert health == (200, {"status": "ok"})
+    assert health == (200, {"status": "ok", "state": "ready"})
     assert "pocket-tts" in model_ids and "en" in model_ids
     assert differing_samples(by_model, voice_a) == 0.0
 

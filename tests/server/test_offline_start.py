@@ -64,6 +64,14 @@ async def _status_in_the_browser(url: str) -> str:
             await browser.close()
 
 
+def _health(port: int) -> dict[str, object]:
+    """`/health`'s JSON, whatever its status code."""
+    try:
+        return _get_json(f"http://127.0.0.1:{port}/health")
+    except urllib.error.HTTPError as error:
+        return json.loads(error.read())  # type: ignore[no-any-return]
+
+
 def _speech_refusal(port: int) -> tuple[int, dict[str, object]]:
     body = json.dumps({"model": "tts-1", "input": "Hello.", "voice": "alba"}).encode()
     request = urllib.request.Request(
@@ -90,16 +98,23 @@ def test_no_network_at_the_first_start_waits_then_serves(tmp_path: Path) -> None
         server.wait_for_log(WAITING)
         info: Info = asyncio.run(describe(server.port))
         assert [voice.name for voice in info.tts[0].voices] == ["alba"]
+        assert info.tts[0].voices[0].installed  # Home Assistant reads the list once, at set-up
+        assert "; waiting for network (retry in" in (info.tts[0].description or "")
 
         reply = asyncio.run(synthesize(server.port, "Hello before the network."))
         assert [error.code for error in reply.errors] == [MODEL_NOT_DOWNLOADED]
         assert not reply.audio and reply.types[-1] == "audio-stop"
         assert "waiting for the network" in (reply.errors[0].text or "")
+        assert "; next try in" in (reply.errors[0].text or "")
         streamed = asyncio.run(synthesize_streamed(server.port, ["Hello. ", "Again."]))
         assert [error.code for error in streamed.errors] == [MODEL_NOT_DOWNLOADED]
         assert streamed.types[-1] == "synthesize-stopped"
 
         http = _http_port(server)
+        health = _health(http)
+        assert health["status"] == "loading" and health["state"] == "waiting for network"
+        assert isinstance(health["retry_in"], float) and 0 <= health["retry_in"] <= 0.6
+        assert "is not downloaded yet" in str(health["detail"])
         status, body = _speech_refusal(http)
         assert status == 503 and body["error"]["code"] == MODEL_NOT_DOWNLOADED  # type: ignore[index]
         waiting = _get_json(f"http://127.0.0.1:{http}/studio/api/status")["waiting"]
@@ -114,6 +129,9 @@ def test_no_network_at_the_first_start_waits_then_serves(tmp_path: Path) -> None
         reply = asyncio.run(synthesize(server.port, "Hello after the network."))
         assert reply.audio and not reply.errors
         assert _get_json(f"http://127.0.0.1:{http}/studio/api/status")["waiting"] is None
+        assert _health(http) == {"status": "ok", "state": "ready"}
+        after: Info = asyncio.run(describe(server.port))
+        assert after.tts[0].description == f"Kyutai Pocket-TTS (pocket-tts {LANGUAGE})"
         assert server.stop() == 0
     assert "The network is back: pocket-tts english_2m_2026-10 is downloaded" in server.log
     assert "Cannot start" not in server.log

@@ -204,11 +204,12 @@ def test_health_answers_503_until_the_model_is_loaded(
     monkeypatch.setattr(models_module, "load_tuned_model", gated)
     args = model_args(endless_model, voices, "--http-port", "0")
 
-    async def health(session: aiohttp.ClientSession, port: int) -> tuple[int, str]:
+    async def health(session: aiohttp.ClientSession, port: int) -> tuple[int, str, str]:
         async with session.get(f"http://127.0.0.1:{port}/health") as answer:
-            return answer.status, (await answer.json())["status"]
+            body = await answer.json()
+            return answer.status, body["status"], body["state"]
 
-    async def scenario() -> list[tuple[int, str]]:
+    async def scenario() -> list[tuple[int, str, str]]:
         argv = ["--uri", "tcp://127.0.0.1:0", *fixed_tuning(args)]
         server = TtsServer(parse_settings(argv))
         seen = []
@@ -226,4 +227,4 @@ def test_health_answers_503_until_the_model_is_loaded(
             await server.stop()
         return seen
 
-    assert asyncio.run(scenario()) == [(503, "loading"), (200, "ok")]
+    assert asyncio.run(scenario()) == [(503, "loading", "loading"), (200, "ok", "ready")]

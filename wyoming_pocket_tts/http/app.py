@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 
 from aiohttp import web
 
+from ..readiness import FAILED, readiness
 from ..service import Service
 from ..settings import HttpSettings
 from . import openai
@@ -62,12 +63,16 @@ def build_app(
 
 
 async def health(request: web.Request) -> web.Response:
-    """200 once the model is loaded (the engine answers), 503 before or if it failed."""
-    ready = request.app[SERVICE].engine.ready
-    if ready.done() and ready.exception() is None:
-        return web.json_response({"status": "ok"})
-    status = "loading" if not ready.done() else "failed"
-    return web.json_response({"status": status}, status=503)
+    """200 once the model speaks, 503 before or if it failed; `state` says which step of the
+    start it is in (`readiness`), with its `detail` and `retry_in` (s) where there are."""
+    now = readiness(request.app[SERVICE].engine)
+    status = "ok" if now.speaks else FAILED if now.state == FAILED else "loading"
+    body: dict[str, object] = {"status": status, "state": now.state}
+    if now.detail is not None:
+        body["detail"] = now.detail
+    if now.retry_in is not None:
+        body["retry_in"] = round(now.retry_in, 1)
+    return web.json_response(body, status=200 if now.speaks else 503)
 
 
 class HttpSite:

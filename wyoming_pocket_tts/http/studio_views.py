@@ -9,6 +9,7 @@ from typing import Any
 from ..engine.tuning.timing import Speed
 from ..engine.tuning.tuned import Tuning
 from ..engine.tuning.verdict import SLOW_RTF
+from ..readiness import readiness
 from ..service import Service
 from ..settings import VoiceSpec
 from ..voices import cloning
@@ -86,6 +87,7 @@ def status_view(service: Service) -> dict[str, Any]:
     """The models (loaded or not, their speed verdict), what the start waits for (if it does),
     the queue and the last requests."""
     engine = service.engine
+    now = readiness(engine)
     loaded = engine.models.loaded()
     models = []
     for settings in engine.settings.models:
@@ -116,6 +118,8 @@ def status_view(service: Service) -> dict[str, Any]:
     return {
         "ready": engine.ready.done() and engine.ready.exception() is None,
         "waiting": engine.waiting,
+        "state": now.state,
+        "state_words": now.words(),
         "models": models,
         "queue": {"in_care": scheduler.in_care, "max": scheduler.max_queue},
         "recent": scheduler.recent.snapshot(),

@@ -58,6 +58,8 @@ class Engine:
         self._catalog = catalog
         self.waiting: str | None = None
         """What the first start waits for while a download finds no network (`offline`)."""
+        self.retry_at: float | None = None
+        """When (`time.monotonic`) the start tries that download again, while `waiting`."""
         self._thread = threading.Thread(target=self._run, name="pocket-tts-engine", daemon=True)
 
     @property
@@ -120,7 +122,8 @@ class Engine:
                 if not is_missing_network(error):
                     raise
                 self.waiting = waiting_for(model.label, error)
-                text = f"Not ready to speak: waiting for {self.waiting}"
+                self.retry_at = time.monotonic() + delay
+                text = f"Not ready to speak: waiting for {self.waiting}; next try in {delay:g} s"
                 self.scheduler.refuse(JobError(MODEL_NOT_DOWNLOADED, text))
                 _LOGGER.warning("Waiting for %s; trying again in %g s", self.waiting, delay)
                 if self.scheduler.wait_stopped(delay):
@@ -129,7 +132,7 @@ class Engine:
             self.models.used_now()
             if self.waiting is not None:
                 _LOGGER.info("The network is back: %s is downloaded", model.label)
-                self.waiting = None
+                self.waiting = self.retry_at = None
                 self.scheduler.refuse(None)
             return True
         raise AssertionError("retry_delays never ends")

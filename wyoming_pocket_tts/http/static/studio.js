@@ -352,8 +352,9 @@ async function testEntry(written, result) {
 // Status.
 async function loadStatus() {
   const data = await api("status");
-  $("status-waiting").hidden = !data.waiting;
-  $("status-waiting").textContent = data.waiting ? `Waiting for ${data.waiting}. Trying again regularly: speech starts once the download works.` : "";
+  const starting = data.state && data.state !== "ready" && !data.waiting;
+  $("status-waiting").hidden = !data.waiting && !starting;
+  $("status-waiting").textContent = data.waiting ? `Waiting for ${data.waiting}. Trying again regularly: speech starts once the download works.` : starting ? `Now: ${data.state_words}` : "";
   $("status-models").tBodies[0].replaceChildren(...data.models.map((m) => el("tr", {},
     el("td", {}, m.code), el("td", {}, m.model),
     el("td", { title: m.decision || "" }, m.failure ? "failed: " + m.failure : m.loaded ? "loaded" + (m.runtime === "onnx" ? " on ONNX Runtime" : "") + (m.quantized ? " (int8)" : "") + (m.int8_refused ? " (fp32: " + m.int8_refused + ")" : "") + (m.without_torch === "now" ? ", without torch" : "") + (m.preparing_graphs ? "; preparing ONNX Runtime graphs in the background" : "") + (m.without_torch === "next start" ? "; without torch from the next start" : "") + (m.provisional ? "; speed choice provisional, measured again when idle" : "") : "loads on first use"),
