@@ -55,26 +55,27 @@ def cookie_value(key: bytes, token: str) -> str:
 
 def install_key(folder: Path | None) -> bytes:
     """This install's secret for the studio's cookie: read from `folder/KEY_FILE`, or made there
-    (readable by the server's user only). Without a folder, or one that cannot be written, a
+    (readable by the server's user only). Without a folder, or one that cannot hold it, a
     secret of this process: cookies then last until a restart."""
-    if folder is not None:
-        path = folder / KEY_FILE
-        try:
-            return _read_key(path)
-        except FileNotFoundError:
-            overwrite = False
-        except (OSError, ValueError):
-            overwrite = True  # damaged: made again (it opened nothing anyway)
+    if folder is None:
+        return secrets.token_bytes(KEY_BYTES)
+    path = folder / KEY_FILE
+    try:
+        return _read_key(path)
+    except FileNotFoundError:
+        overwrite = False
+    except (OSError, ValueError):
+        overwrite = True  # damaged: made again (it opened nothing anyway)
+    try:
         try:
             with new_file(path, overwrite=overwrite) as temporary:  # mkstemp: mode 0600
                 temporary.write_text(secrets.token_hex(KEY_BYTES), encoding="ascii")
         except FileExistsError:
             pass  # another server on this folder made it meanwhile
-        except OSError as error:
-            _LOGGER.warning("The studio's cookie lasts until a restart: %s", error)
-            return secrets.token_bytes(KEY_BYTES)
         return _read_key(path)
-    return secrets.token_bytes(KEY_BYTES)
+    except (OSError, ValueError) as error:
+        _LOGGER.warning("The studio's cookie lasts until a restart: %s", error)
+        return secrets.token_bytes(KEY_BYTES)
 
 
 def _read_key(path: Path) -> bytes:
