@@ -272,7 +272,8 @@ def test_a_household_nova_speaks_as_itself_and_an_openai_name_follows_the_model(
     spoken with the first language's default voice whatever `model` named. Two languages (en:
     anna, fr: mamie) and a household voice `nova`, through the real `openai` client: `nova`
     speaks as the Wyoming side's `nova`, not as anna; `alloy` with `model: "fr"` as mamie, and
-    with `model: "tts-1"` as anna."""
+    with `model: "tts-1"` as anna; no voice (or "") with `model: "fr"` as mamie; an unknown
+    voice is refused with the voices listed (no "..." for three)."""
     args = [*two_language_args(endless_model, tiny_model, voices), "--voice", f"nova={voices['b']}"]
 
     async def main() -> dict[str, bytes]:
@@ -290,6 +291,16 @@ def test_a_household_nova_speaks_as_itself_and_an_openai_name_follows_the_model(
                     response_format="pcm",  # type: ignore[arg-type]
                 )
                 seen[key] = answer.content
+            url = f"http://127.0.0.1:{server.http.port}/v1/audio/speech"
+            async with aiohttp.ClientSession() as session:
+                for key, extra in (("no voice fr", {}), ("empty voice fr", {"voice": ""})):
+                    body = {"model": "fr", "input": TEXT, "response_format": "pcm"} | extra
+                    async with session.post(url, json=body) as response:
+                        assert response.status == 200, await response.text()
+                        seen[key] = await response.read()
+                body = {"model": "fr", "input": TEXT, "voice": "nobody"}
+                async with session.post(url, json=body) as response:
+                    seen["unknown"] = (await response.json())["error"]["message"].encode()
             for name in ("nova", "anna", "mamie"):
                 seen[f"wyoming {name}"] = (
                     await synthesize(server.port or 0, TEXT, voice=name)
@@ -300,5 +311,8 @@ def test_a_household_nova_speaks_as_itself_and_an_openai_name_follows_the_model(
     assert differing_samples(seen["nova"], seen["wyoming nova"]) == 0.0
     assert differing_samples(seen["nova"], seen["wyoming anna"]) > ANOTHER_VOICE
     assert differing_samples(seen["alloy fr"], seen["wyoming mamie"]) == 0.0
+    assert differing_samples(seen["no voice fr"], seen["wyoming mamie"]) == 0.0
+    assert differing_samples(seen["empty voice fr"], seen["wyoming mamie"]) == 0.0
+    assert b"voices here: anna, mamie, nova (all:" in seen["unknown"], seen["unknown"]
     assert differing_samples(seen["alloy"], seen["wyoming anna"]) == 0.0
     assert len(seen["alloy fr"]) != len(seen["wyoming anna"])  # the French model spoke
