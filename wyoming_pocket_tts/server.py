@@ -88,7 +88,8 @@ class TtsServer:
         if http.port is not None:
             studio = StudioSettings.from_settings(self.settings)
             add = partial(add_studio, service=self.service, settings=studio)
-            self.http = HttpSite(build_app(self.service, http, [add]), http)
+            app = build_app(self.service, http, [add], self.settings.engine.data_dir)
+            self.http = HttpSite(app, http)
             await self.http.start()
 
     async def wait_ready(self) -> None:

@@ -9,6 +9,7 @@ for sample.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import contextlib
 import json
@@ -18,12 +19,13 @@ import aiohttp
 import openai
 
 from testkit.model_factory import TinyModel
-from testkit.support import differing_samples, synthesize
-from tests.http_support import client, decode
+from testkit.support import ANOTHER_VOICE, differing_samples, running_server, synthesize
+from tests.http_support import bounded, client, decode
 from wyoming_pocket_tts.http.aliases import OPENAI_VOICES
 from wyoming_pocket_tts.server import TtsServer
 
 from .test_http import http_run
+from .test_several_languages import two_language_args
 
 TEXT = "The lights are off."
 TOKEN = "s3cret-token"
@@ -260,3 +262,57 @@ def test_open_webuis_list_leaves_out_a_voice_that_cannot_speak(
     installed = {v["id"]: v["installed"] for v in listed["data"]}  # type: ignore[index]
     assert installed["broken"] is False and installed["a"] is True
     assert [v["id"] for v in listed["voices"]] == ["a", "b"]  # type: ignore[index]
+
+
+def test_a_household_nova_speaks_as_itself_and_an_openai_name_follows_the_model(
+    endless_model: TinyModel, tiny_model: TinyModel, voices: dict[str, Path]
+) -> None:
+    """Guards the breaks: OpenAI's names looked up before the household's voices (`_voice`), so
+    a voice the household named `nova` spoke with the default voice; and an unmapped OpenAI name
+    spoken with the first language's default voice whatever `model` named. Two languages (en:
+    anna, fr: mamie) and a household voice `nova`, through the real `openai` client: `nova`
+    speaks as the Wyoming side's `nova`, not as anna; `alloy` with `model: "fr"` as mamie, and
+    with `model: "tts-1"` as anna; no voice (or "") with `model: "fr"` as mamie; an unknown
+    voice is refused with the voices listed (no "..." for three)."""
+    args = [*two_language_args(endless_model, tiny_model, voices), "--voice", f"nova={voices['b']}"]
+
+    async def main() -> dict[str, bytes]:
+        async with running_server([*args, "--http-port", "0"]) as server:
+            assert server.http is not None and server.http.port
+            api = client(server.http.port)
+            seen = {}
+            for key, model, voice in (
+                ("nova", "tts-1", "nova"), ("alloy fr", "fr", "alloy"), ("alloy", "tts-1", "alloy")
+            ):  # fmt: skip
+                answer = await api.audio.speech.create(
+                    model=model,
+                    voice=voice,
+                    input=TEXT,
+                    response_format="pcm",  # type: ignore[arg-type]
+                )
+                seen[key] = answer.content
+            url = f"http://127.0.0.1:{server.http.port}/v1/audio/speech"
+            async with aiohttp.ClientSession() as session:
+                for key, extra in (("no voice fr", {}), ("empty voice fr", {"voice": ""})):
+                    body = {"model": "fr", "input": TEXT, "response_format": "pcm"} | extra
+                    async with session.post(url, json=body) as response:
+                        assert response.status == 200, await response.text()
+                        seen[key] = await response.read()
+                body = {"model": "fr", "input": TEXT, "voice": "nobody"}
+                async with session.post(url, json=body) as response:
+                    seen["unknown"] = (await response.json())["error"]["message"].encode()
+            for name in ("nova", "anna", "mamie"):
+                seen[f"wyoming {name}"] = (
+                    await synthesize(server.port or 0, TEXT, voice=name)
+                ).audio
+            return seen
+
+    seen = asyncio.run(bounded(main(), 240))
+    assert differing_samples(seen["nova"], seen["wyoming nova"]) == 0.0
+    assert differing_samples(seen["nova"], seen["wyoming anna"]) > ANOTHER_VOICE
+    assert differing_samples(seen["alloy fr"], seen["wyoming mamie"]) == 0.0
+    assert differing_samples(seen["no voice fr"], seen["wyoming mamie"]) == 0.0
+    assert differing_samples(seen["empty voice fr"], seen["wyoming mamie"]) == 0.0
+    assert b"voices here: anna, mamie, nova (all:" in seen["unknown"], seen["unknown"]
+    assert differing_samples(seen["alloy"], seen["wyoming anna"]) == 0.0
+    assert len(seen["alloy fr"]) != len(seen["wyoming anna"])  # the French model spoke

@@ -1,13 +1,16 @@
 """The voice studio beyond loopback, and its cookie.
 
-- With the HTTP side on an address others reach and no token, every route of the app that is
-  not a GET (listed from the app's router, so a route added later is covered) is refused with
-  `studio-read-only` and the way to allow changes; the page says so and the start log too.
+- With the HTTP side on an address others reach (or a host name) and no token, every route of
+  the app that is not a GET (listed from the app's router, so a route added later is covered)
+  is refused with `studio-read-only` and the way to allow changes; the page says so and the
+  start log too. On loopback the studio changes voices.
 - Through a real network link (a veth pair into the server's own network namespace, as the
   Supervisor's ingress proxy connects): a peer on the LAN cannot delete a voice; with the
   add-on's HTTP flags the ingress proxy's address can.
 - The cookie the page gets holds a value made from the token: it opens the studio, and it is not
-  accepted as a Bearer token.
+  accepted as a Bearer token. It is keyed by the install's secret and the token: it opens the
+  same install after a restart, and neither that install with another token nor another install
+  with the same token.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import logging
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -28,12 +32,12 @@ import pytest
 from yarl import URL
 
 from testkit.model_factory import TinyModel, write_voice_wav
-from testkit.support import isolated_env
+from testkit.support import isolated_env, running_server
 from tests.conftest import model_args
 from tests.ingress import ADDON, OTHER, PROXY, Link, ingress_link
-from tests.studio_support import CHROMIUM, CHROMIUM_ARGS, need_chromium, running_studio
+from tests.studio_support import CHROMIUM, CHROMIUM_ARGS, Studio, need_chromium, running_studio
 from wyoming_pocket_tts.addon import ADDON_HTTP_PORT, OPTIONS
-from wyoming_pocket_tts.http.auth import TOKEN_COOKIE
+from wyoming_pocket_tts.http.auth import KEY_FILE, TOKEN_COOKIE
 from wyoming_pocket_tts.http.studio import CSRF_HEADER, StudioSettings
 
 pytestmark = pytest.mark.timeout(240)
@@ -48,23 +52,41 @@ def _args(slim_model: TinyModel, root: Path) -> list[str]:
     return model_args(slim_model, {"alba": voice}, "--voices-dir", str(root / "voices"))
 
 
-def test_without_a_token_on_a_lan_address_every_change_is_refused(
-    slim_model: TinyModel, tmp_path: Path, caplog: pytest.LogCaptureFixture
+HOST_NAME = socket.gethostname()
+"""This machine's name, as an operator may give `--http-host` (it resolves here; any name might
+resolve to a LAN address)."""
+
+
+def _reached_at(host: str) -> str:
+    """An address of `host` to connect to (the server binds every address a name resolves to)."""
+    if host == "0.0.0.0":
+        return "127.0.0.1"
+    address = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)[0][4][0]
+    return f"[{address}]" if ":" in address else str(address)
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", HOST_NAME])
+def test_without_a_token_beyond_loopback_every_change_is_refused(
+    slim_model: TinyModel, tmp_path: Path, caplog: pytest.LogCaptureFixture, host: str
 ) -> None:
-    """`StudioSettings.host` is what the HTTP side was told to listen on (`0.0.0.0`); the test
-    connects over loopback, as any peer would reach the same handlers."""
+    """Guards the breaks: a host name taken for loopback (`studio._is_loopback`), so that
+    `--http-host tts.lan` without a token let anyone on the network delete voices; and a route
+    that skips the read-only check. Through the real server started with `--http-host HOST`:
+    every route of its app that is not a GET (listed from the router, so a route added later is
+    covered) is refused with `studio-read-only` and the way to allow changes; the page and the
+    start log say so."""
     root = tmp_path / "root"
-    args = _args(slim_model, root)
-    settings = StudioSettings(voices_dir=root / "voices", host="0.0.0.0")
+    args = [*_args(slim_model, root), "--http-port", "0", "--http-host", host]
 
     async def scenario() -> dict:
         seen: dict = {}
-        async with running_studio(args, settings) as studio, aiohttp.ClientSession() as session:
-            assert studio.app is not None
+        async with running_server(args) as server, aiohttp.ClientSession() as session:
+            assert server.http is not None
+            studio = Studio(server, f"http://{_reached_at(host)}:{server.http.port}/")
             headers = {CSRF_HEADER: await studio.csrf(session), "Origin": studio.url.rstrip("/")}
             routes = {
                 (route.method, route.resource.canonical)
-                for route in studio.app.router.routes()
+                for route in server.http.app.router.routes()
                 if route.method not in ("GET", "HEAD") and route.resource is not None
             }
             seen["routes"] = routes
@@ -72,7 +94,8 @@ def test_without_a_token_on_a_lan_address_every_change_is_refused(
                 url = studio.url + path.lstrip("/")
                 body = {"name": "grandma", "new_name": "granny", "language": "en", "text": "Hi"}
                 async with session.request(method, url, json=body, headers=headers) as response:
-                    seen[path] = (response.status, (await response.json())["error"])
+                    answer = await response.json()
+                    seen[path] = (response.status, answer.get("error", answer))
             async with session.get(studio.url + "studio/api/voices") as response:
                 seen["voices"] = (response.status, await response.json())
             speech = {"voice": "grandma", "input": "Hello.", "response_format": "pcm"}
@@ -87,8 +110,8 @@ def test_without_a_token_on_a_lan_address_every_change_is_refused(
     refused = {path: value for path, value in seen.items() if path.startswith("/")}
     assert len(refused) == len(routes) - len(NOT_STUDIO_CHANGES)
     for path, (status, error) in refused.items():
-        assert (status, error["code"]) == (403, "studio-read-only"), path
-        assert "--http-token" in error["message"] and "0.0.0.0" in error["message"], path
+        assert (status, error.get("code")) == (403, "studio-read-only"), (path, error)
+        assert "--http-token" in error["message"] and host in error["message"], path
     assert (root / "voices" / "grandma.wav").is_file()
     status, voices = seen["voices"]
     assert status == 200 and voices["can_add"] is False
@@ -96,6 +119,28 @@ def test_without_a_token_on_a_lan_address_every_change_is_refused(
     assert seen["speech"][0] == 200 and seen["speech"][1] > 0  # hearing a voice is no change
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert any("read-only" in message for message in warnings), warnings
+
+
+@pytest.mark.parametrize("host", ["localhost", "127.0.0.1"])
+def test_without_a_token_on_loopback_the_studio_changes_voices(
+    slim_model: TinyModel, tmp_path: Path, host: str
+) -> None:
+    """Guards the other side of the same rule: loopback (by address or as `localhost`) is this
+    machine only, so the studio there deletes a voice without a token."""
+    root = tmp_path / "root"
+    args = [*_args(slim_model, root), "--http-port", "0", "--http-host", host]
+
+    async def scenario() -> int:
+        async with running_server(args) as server, aiohttp.ClientSession() as session:
+            assert server.http is not None
+            studio = Studio(server, f"http://{_reached_at(host)}:{server.http.port}/")
+            headers = {CSRF_HEADER: await studio.csrf(session)}
+            delete = studio.url + "studio/api/voices/delete"
+            async with session.post(delete, json={"name": "grandma"}, headers=headers) as answer:
+                return answer.status
+
+    assert asyncio.run(scenario()) == 200
+    assert not (root / "voices" / "grandma.wav").exists()
 
 
 def test_the_page_says_it_is_read_only_and_offers_no_adding(
@@ -170,6 +215,66 @@ def test_with_a_token_on_a_lan_address_changes_are_allowed_and_the_cookie_is_not
         "studio/api/voices by stolen cookie": 401,
     }
     assert not (root / "voices" / "grandma.wav").exists()
+
+
+async def _with_cookie(args: list[str], cookie: str | None, url_path: str = "") -> dict:
+    """Start the real server on `args`; with `cookie`, what it answers to that cookie alone (the
+    voice list, and deleting `grandma` with the page's CSRF token); without, the cookie its page
+    sets when opened with `?token=`."""
+    seen: dict = {}
+    async with running_server(args) as server:
+        assert server.http is not None
+        url = f"http://127.0.0.1:{server.http.port}/"
+        if cookie is None:
+            jar = aiohttp.CookieJar(unsafe=True)
+            async with aiohttp.ClientSession(cookie_jar=jar) as session:
+                async with session.get(url + url_path) as opened:
+                    assert opened.status == 200
+                seen["cookie"] = jar.filter_cookies(URL(url))[TOKEN_COOKIE].value
+            return seen
+        async with aiohttp.ClientSession(cookies={TOKEN_COOKIE: cookie}) as session:
+            async with session.get(url + "studio/api/voices") as listed:
+                seen["voices"] = listed.status
+            async with session.get(url) as page:
+                found = re.search(r'name="studio-csrf" content="([^"]+)"', await page.text())
+            headers = {CSRF_HEADER: found[1] if found else ""}
+            delete = url + "studio/api/voices/delete"
+            async with session.post(delete, json={"name": "grandma"}, headers=headers) as r:
+                seen["delete"] = r.status
+    return seen
+
+
+def test_the_cookie_opens_only_the_install_and_token_it_was_made_for(
+    slim_model: TinyModel, tmp_path: Path
+) -> None:
+    """Guards the breaks: the cookie's value made without the token (any install's cookie opens
+    every other's) or without the install's secret (a value computed from the source and a
+    token guessed or shared opens it). Install A's cookie is refused by install A once its token
+    changes, and by install B (its own data folder) with the same token; install A restarted
+    with the same token still takes it, and its key file is readable by its user only."""
+    root = tmp_path / "root"
+    args = _args(slim_model, root)
+
+    def start(data: str, token: str) -> list[str]:
+        return [*args, "--http-port", "0", "--http-token", token, "--data-dir", str(root / data)]
+
+    async def scenario() -> dict:
+        opened = await _with_cookie(start("a", "first"), None, "?token=first")
+        cookie = opened["cookie"]
+        return {
+            "another token": await _with_cookie(start("a", "second"), cookie),
+            "another install": await _with_cookie(start("b", "first"), cookie),
+            "restarted": await _with_cookie(start("a", "first"), cookie),
+        }
+
+    seen = asyncio.run(scenario())
+    assert seen == {
+        "another token": {"voices": 401, "delete": 401},
+        "another install": {"voices": 401, "delete": 401},
+        "restarted": {"voices": 200, "delete": 200},
+    }
+    assert (root / "a" / KEY_FILE).stat().st_mode & 0o777 == 0o600
+    assert not (root / "voices" / "grandma.wav").exists()  # deleted by the right cookie only
 
 
 TOOLS = ("unshare", "nsenter", "ip")

@@ -22,6 +22,7 @@ from tests.studio_support import running_studio
 from wyoming_pocket_tts.audio import sample_check
 from wyoming_pocket_tts.audio.sample_check import SampleRefused
 from wyoming_pocket_tts.engine.tuning.timing import Speed
+from wyoming_pocket_tts.http.auth import KEY_BYTES, KEY_FILE, install_key
 from wyoming_pocket_tts.http.studio import StudioSettings
 from wyoming_pocket_tts.settings import VoiceSpec
 from wyoming_pocket_tts.text.pronunciations import (
@@ -213,3 +214,20 @@ def test_status_is_valid_json_when_the_speed_was_not_measured(
     (model,) = asyncio.run(scenario())["models"]
     assert model["rtf"] is None and model["verdict"] == "not measured"
     assert "RTF not measured" in str(Speed(0.05, math.nan))
+
+
+def test_the_cookie_secret_is_kept_remade_when_damaged_and_never_fails_a_start(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """`auth.install_key`: made once and read back the same; a damaged file is made again; a
+    folder that cannot hold it (under a plain file) gives a secret of the process, with a
+    warning, instead of a start that fails."""
+    folder = tmp_path / "data"
+    first = install_key(folder)
+    assert len(first) == KEY_BYTES and install_key(folder) == first
+    (folder / KEY_FILE).write_text("not hex", encoding="ascii")
+    remade = install_key(folder)
+    assert len(remade) == KEY_BYTES and remade != first and install_key(folder) == remade
+    (tmp_path / "plain").write_text("", encoding="utf-8")
+    assert len(install_key(tmp_path / "plain" / "data")) == KEY_BYTES
+    assert "lasts until a restart" in caplog.text

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
+from pathlib import Path
 
 from aiohttp import web
 
@@ -17,7 +18,7 @@ from ..service import Service
 from ..settings import HttpSettings
 from . import openai
 from .aliases import VoiceAliases
-from .auth import bearer_auth, cors, proxy_only
+from .auth import COOKIE_KEY, bearer_auth, cors, install_key, proxy_only
 from .errors import json_errors
 from .listing import SERVICE
 
@@ -40,10 +41,12 @@ def build_app(
     service: Service,
     settings: HttpSettings,
     extra_routes: Iterable[Callable[[web.Application], None]] = (),
+    data_dir: Path | None = None,
 ) -> web.Application:
     """The HTTP app: OpenAI's speech API, `/health`, and whatever `extra_routes` add (the voice
     studio); the ingress proxy (if any) needs no token, and is the only peer served when
-    `settings.ingress_only`."""
+    `settings.ingress_only`. With a token, the studio's cookie is keyed by the secret kept in
+    `data_dir` (`auth.install_key`)."""
     middlewares = [json_errors]
     if settings.cors_origin:
         middlewares.insert(0, cors(settings.cors_origin))  # outermost: errors get CORS headers
@@ -55,6 +58,7 @@ def build_app(
         middlewares=middlewares, client_max_size=body_limit(service.settings.max_text_chars)
     )
     app[SERVICE] = service
+    app[COOKIE_KEY] = install_key(data_dir if settings.token else None)
     app.router.add_get("/health", health)
     openai.add_routes(app, VoiceAliases(settings.voice_aliases))
     for add in extra_routes:

@@ -7,17 +7,27 @@ answers without a token so that a container health check needs no secret. A brow
 preflight carries no token, so it is answered before the token is checked, and only for the
 configured origin. Requests from the ingress proxy (Home Assistant's, in the add-on) need no
 token: the Supervisor has already authenticated the Home Assistant user.
+
+The studio's cookie is an HMAC of the token under this install's own secret (`install_key`, kept
+in the data folder): nothing in the source, nor a cookie of another install or another token,
+computes it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
+import secrets
+from pathlib import Path
 
 from aiohttp import web
 
 from ..errors import API_OFF, ORIGIN_NOT_ALLOWED
+from ..files import new_file
 from .errors import AUTHENTICATION, INVALID_TOKEN, ApiError, Handler
+
+_LOGGER = logging.getLogger(__name__)
 
 INGRESS_PROXY = "172.30.32.2"
 """The Supervisor's ingress proxy: in an add-on, the peer Home Assistant's users come from."""
@@ -29,13 +39,50 @@ STUDIO_PATHS = ("/", "/studio/")
 """The voice studio's page and routes: it checks the token itself (and sets `TOKEN_COOKIE`)."""
 TOKEN_COOKIE = "studio-token"
 """The studio's cookie (HTTP-only, same-site), for its speech requests: it holds
-`cookie_value(token)`, never the token, so a copied cookie is not the API key."""
-_COOKIE_PURPOSE = b"wyoming-pocket-tts studio cookie v1"
+`cookie_value(key, token)`, never the token, so a copied cookie is not the API key."""
+_COOKIE_PURPOSE = b"wyoming-pocket-tts studio cookie v2\0"
+COOKIE_KEY = web.AppKey("cookie_key", bytes)
+"""The app's key for the studio's cookie (`install_key`)."""
+KEY_FILE = "studio-cookie.key"
+"""In the data folder: this install's secret for the studio's cookie, in hex."""
+KEY_BYTES = 32
 
 
-def cookie_value(token: str) -> str:
-    """What the studio's cookie holds for `token`: an HMAC of a fixed purpose under the token."""
-    return hmac.new(token.encode(), _COOKIE_PURPOSE, hashlib.sha256).hexdigest()
+def cookie_value(key: bytes, token: str) -> str:
+    """What the studio's cookie holds for `token` on the install whose secret is `key`."""
+    return hmac.new(key, _COOKIE_PURPOSE + token.encode(), hashlib.sha256).hexdigest()
+
+
+def install_key(folder: Path | None) -> bytes:
+    """This install's secret for the studio's cookie: read from `folder/KEY_FILE`, or made there
+    (readable by the server's user only). Without a folder, or one that cannot hold it, a
+    secret of this process: cookies then last until a restart."""
+    if folder is None:
+        return secrets.token_bytes(KEY_BYTES)
+    path = folder / KEY_FILE
+    try:
+        return _read_key(path)
+    except FileNotFoundError:
+        overwrite = False
+    except (OSError, ValueError):
+        overwrite = True  # damaged: made again (it opened nothing anyway)
+    try:
+        try:
+            with new_file(path, overwrite=overwrite) as temporary:  # mkstemp: mode 0600
+                temporary.write_text(secrets.token_hex(KEY_BYTES), encoding="ascii")
+        except FileExistsError:
+            pass  # another server on this folder made it meanwhile
+        return _read_key(path)
+    except (OSError, ValueError) as error:
+        _LOGGER.warning("The studio's cookie lasts until a restart: %s", error)
+        return secrets.token_bytes(KEY_BYTES)
+
+
+def _read_key(path: Path) -> bytes:
+    key = bytes.fromhex(path.read_text(encoding="ascii").strip())
+    if len(key) < KEY_BYTES:
+        raise ValueError(f"{path}: too short")
+    return key
 
 
 def from_proxy(request: web.Request, proxy: str | None) -> bool:
@@ -45,11 +92,12 @@ def from_proxy(request: web.Request, proxy: str | None) -> bool:
 
 def token_matches(request: web.Request, token: str) -> bool:
     """Whether the request carries `token`: `Authorization: Bearer <token>` (the scheme in any
-    case), else the studio's cookie made from it (`cookie_value`)."""
+    case), else the studio's cookie made from it under the app's `COOKIE_KEY`."""
     scheme, _, given = request.headers.get("Authorization", "").partition(" ")
     expected = token
     if scheme.lower() != "bearer":
-        given, expected = request.cookies.get(TOKEN_COOKIE, ""), cookie_value(token)
+        cookie = cookie_value(request.app[COOKIE_KEY], token)
+        given, expected = request.cookies.get(TOKEN_COOKIE, ""), cookie
     # compare_digest takes the same time wherever the strings differ.
     return hmac.compare_digest(given.strip().encode(), expected.encode())
 

@@ -8,10 +8,11 @@ Who may use it:
 - add-on mode (`ingress`): only the Supervisor's ingress proxy may connect, with no token (Home
   Assistant has already authenticated the user); any other peer gets 403;
 - with a token (`--http-token`): the page is opened once as `/?token=...`, which sets a
-  same-site, HTTP-only cookie (a value made from the token, not the token); API calls need that
-  cookie or the Bearer header;
-- without a token on an address other than loopback (`--http-host 0.0.0.0`), anyone on the
-  network reaches the page, so it is read-only: every route that is not a GET is refused with
+  same-site, HTTP-only cookie (an HMAC of the token under this install's secret, not the token);
+  API calls need that cookie or the Bearer header;
+- without a token on anything but a loopback address or `localhost` (`--http-host 0.0.0.0`, a
+  LAN address, or a host name, which may resolve to anything), anyone on the network may reach
+  the page, so it is read-only: every route that is not a GET is refused with
   `studio-read-only` and the way to allow changes;
 - every state-changing request needs the page's CSRF token and must come from the same origin.
 """
@@ -40,7 +41,14 @@ from ..errors import (
 from ..service import Service
 from ..settings import Settings
 from ..voices.manage import VoiceManager
-from .auth import INGRESS_PROXY, TOKEN_COOKIE, cookie_value, from_proxy, token_matches
+from .auth import (
+    COOKIE_KEY,
+    INGRESS_PROXY,
+    TOKEN_COOKIE,
+    cookie_value,
+    from_proxy,
+    token_matches,
+)
 from .errors import StudioError
 
 _LOGGER = logging.getLogger(__name__)
@@ -176,7 +184,7 @@ def add_studio(app: web.Application, service: Service, settings: StudioSettings)
             if not hmac.compare_digest(token.encode(), settings.token.encode()):
                 raise StudioError(BAD_TOKEN, "Wrong token")
             response = web.HTTPSeeOther("./")
-            cookie = cookie_value(settings.token)
+            cookie = cookie_value(request.app[COOKIE_KEY], settings.token)
             response.set_cookie(TOKEN_COOKIE, cookie, httponly=True, samesite="Strict", path="/")
             raise response
         html = page.replace("{{csrf}}", guard.csrf)
