@@ -125,6 +125,15 @@ TARGETS: dict[str, Target] = {
         ("tests/units/test_agreement_rules.py", "tests/units/test_numbers_corpus.py"),
         light=False,
     ),
+    "int8_gate": Target(
+        "wyoming_pocket_tts/engine/onnx/int8_gate.py",
+        ("Drift.held", "measure", "_latents", "_relative", "check"),
+        (
+            "tests/engine/test_int8_gate.py::test_the_int8_graphs_hold_the_gate_here",
+            "tests/engine/test_int8_gate.py::test_int8_past_the_bound_is_refused_and_fp32_serves",
+        ),
+        light=False,
+    ),
 }
 
 EQUIVALENT: dict[str, str] = {

@@ -26,7 +26,10 @@ from .flags import (
     voice_spec,
 )
 from .settings import (
+    MAX_SILENCE_MS,
     MAX_SPEED,
+    MAX_TORCH_THREADS,
+    MAX_UNLOAD_MINUTES,
     MIN_SPEED,
     RUNTIMES,
     EngineSettings,
@@ -65,7 +68,11 @@ def build_parser(
         prog="wyoming-pocket-tts",
         description="Wyoming protocol server for Kyutai's Pocket-TTS text-to-speech.",
     )
-    parser.add_argument("--uri", default=_SERVER.uri, help="tcp://HOST:PORT or unix://PATH")
+    parser.add_argument(
+        "--uri",
+        default=_SERVER.uri,
+        help="where Wyoming clients connect: tcp://HOST:PORT or unix://PATH (default: %(default)s)",
+    )
     parser.add_argument(
         "--language",
         dest="models",
@@ -99,8 +106,8 @@ def build_parser(
         type=idle_minutes,
         default=None,
         metavar="MINUTES",
-        help="unload a model unused for this many minutes, to give its memory back; the next "
-        "request loads it again (default: 0, never)",
+        help=f"unload a model unused for this many minutes (0 to {MAX_UNLOAD_MINUTES}, fractions "
+        "allowed), to give its memory back; the next request loads it again (default: 0, never)",
     )
     parser.add_argument(
         "--voice",
@@ -108,7 +115,8 @@ def build_parser(
         type=voice_spec,
         default=[],
         metavar="[CODE:]NAME=SOURCE[,speed=FACTOR]",
-        help="a voice: built-in name, audio file, .safetensors state or hf:// path, spoken by the "
+        help="a voice: built-in name, audio file, .safetensors state, hf:// path or https:// URL, "
+        "spoken by the "
         "model of language CODE (default: the first), at its own speed (default: --speed); "
         "repeatable, the first is the default",
     )
@@ -126,35 +134,47 @@ def build_parser(
         type=Path,
         default=default_data_dir(),
         metavar="DIR",
-        help="where encoded voice states are saved (default: %(default)s)",
+        help="what the server makes and keeps: voice states (voice-states/), tuning decisions "
+        "(tuning/), ONNX Runtime graphs (graphs/, under 500 MiB for english), pronunciations "
+        "(pronunciations/) and default voices (default-voices.json) (default: %(default)s)",
     )
     parser.add_argument(
-        "--voice-cache-size", type=positive_int, default=_ENGINE.voice_cache_size, metavar="N"
+        "--voice-cache-size",
+        type=positive_int,
+        default=_ENGINE.voice_cache_size,
+        metavar="N",
+        help="voice states kept in memory (default: %(default)s)",
     )
     parser.add_argument(
-        "--max-text-chars", type=positive_int, default=_SERVER.max_text_chars, metavar="N"
+        "--max-text-chars",
+        type=positive_int,
+        default=_SERVER.max_text_chars,
+        metavar="N",
+        help="longest text per request, in characters; longer gets text-too-long "
+        "(default: %(default)s)",
     )
     parser.add_argument(
         "--max-queue",
         type=positive_int,
         default=_ENGINE.max_queue,
         metavar="N",
-        help="connections whose requests the engine may hold at once before new ones get 'busy'",
+        help="connections whose requests the engine may hold at once before new ones get 'busy' "
+        "(default: %(default)s)",
     )
     parser.add_argument(
         "--max-connections",
         type=positive_int,
         default=_SERVER.max_connections,
         metavar="N",
-        help="open connections before new ones are refused",
+        help="open connections before new ones are refused (default: %(default)s)",
     )
     parser.add_argument(
         "--loudness",
         type=loudness_target,
         default=LoudnessSettings().target_lufs,
         metavar="LUFS",
-        help="bring every voice to this integrated loudness, measured once per voice "
-        "(default: %(default)s), or off to leave the samples as the model makes them",
+        help="bring every voice to this integrated loudness, in LUFS, measured once per voice, "
+        "or off to leave the samples as the model makes them (default: %(default)s)",
     )
     parser.add_argument(
         "--speed",
@@ -169,23 +189,23 @@ def build_parser(
         type=milliseconds,
         default=_SPEECH.sentence_pause_ms,
         metavar="MS",
-        help="silence added between sentences, in milliseconds (default: %(default)s)",
+        help=f"silence added between sentences, 0 to {MAX_SILENCE_MS} ms (default: %(default)s)",
     )
     parser.add_argument(
         "--lead-silence",
         type=milliseconds,
         default=_SPEECH.lead_silence_ms,
         metavar="MS",
-        help="silence before the first chunk, for players that clip the start "
-        "(default: %(default)s)",
+        help=f"silence before the first chunk, 0 to {MAX_SILENCE_MS} ms, for players that clip "
+        "the start (default: %(default)s)",
     )
     parser.add_argument(
         "--trail-silence",
         type=milliseconds,
         default=_SPEECH.trail_silence_ms,
         metavar="MS",
-        help="silence after the last chunk, for players that cut off the end "
-        "(default: %(default)s)",
+        help=f"silence after the last chunk, 0 to {MAX_SILENCE_MS} ms, for players that cut off "
+        "the end (default: %(default)s)",
     )
     parser.add_argument(
         "--quantize",
@@ -193,15 +213,16 @@ def build_parser(
         choices=QUANTIZE_MODES,
         default="auto",
         const="on",
-        help="int8 dynamic quantization: auto (default) measures both ways on this host at the "
-        "first start and keeps the lowest first audio that stays real time; a bare --quantize "
-        "means on",
+        help="int8 dynamic quantization: auto measures both ways on this host at the first "
+        "start and keeps the lowest first audio that stays real time (saved in "
+        "--data-dir/tuning/); a bare --quantize means on (default: %(default)s)",
     )
     parser.add_argument(
         "--runtime",
         choices=RUNTIMES,
         default=_MODEL.runtime,
-        help="what runs each 80 ms frame: auto (default): ONNX Runtime graphs exported on this "
+        help="what runs each 80 ms frame (default: %(default)s). auto: ONNX Runtime graphs "
+        "exported on this "
         "host at the first start, in the background while torch serves (a minute or more of CPU; "
         "cached in --data-dir/graphs/), then timed against torch when idle, at the precision "
         "torch serves at; the graphs are kept unless torch is faster by --quantize auto's rule "
@@ -219,8 +240,9 @@ def build_parser(
         type=thread_count,
         default=None,
         metavar="N|auto",
-        help="torch threads for generation: auto (default) is measured with --quantize auto "
-        "(1 otherwise); N for hosts where you know better",
+        help=f"torch threads for generation, 1 to {MAX_TORCH_THREADS}: auto is measured with "
+        "--quantize auto "
+        "(1 otherwise); N for hosts where you know better (default: auto)",
     )
     parser.add_argument(
         "--no-text-cleanup",
@@ -234,6 +256,7 @@ def build_parser(
     )
     parser.add_argument(
         "--language-code",
+        metavar="CODE",
         help="language code of the first model (e.g. en-GB; default: from its name)",
     )
     parser.add_argument(
@@ -248,7 +271,8 @@ def build_parser(
         "--http-port",
         type=tcp_port,
         metavar="PORT",
-        help="also serve an OpenAI-compatible speech API (POST /v1/audio/speech) on this port",
+        help="also serve an OpenAI-compatible speech API (POST /v1/audio/speech) and the voice "
+        "studio on this port; 0 picks a free one (default: off)",
     )
     parser.add_argument(
         "--http-host",

@@ -181,6 +181,36 @@ def test_the_compose_file_runs_this_release_with_a_restart_policy_and_the_data_v
     assert "(compose.yaml)" in readme and "docker compose up -d" in readme
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """A YAML loader that refuses a key given twice in one mapping, as Compose v2 does."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        keys = [self.construct_object(key, deep=deep) for key, _ in node.value]
+        repeated = {key for key in keys if keys.count(key) > 1}
+        assert not repeated, f"keys given twice: {sorted(repeated)}"
+        return super().construct_mapping(node, deep=deep)
+
+
+def test_the_compose_files_own_voices_variant_is_a_whole_file_with_folders_the_user_owns(
+    tmp_path: Path,
+) -> None:
+    """The commented variant at the end, uncommented as its comment says, is a compose file of
+    its own: no key twice, the same image, a user, and bind mounts only (a named volume would
+    be root-owned, so `/data` would not be writable as that user)."""
+    lines = COMPOSE.read_text(encoding="utf-8").splitlines()
+    start = lines.index("# services:")
+    variant = yaml.load("\n".join(line[2:] for line in lines[start:]), Loader=_UniqueKeyLoader)
+    yaml.load(COMPOSE.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
+    (service,) = variant["services"].values()
+    assert "volumes" not in variant
+    assert service["image"] == f"{multi_arch_image()}:{config()['version']}"
+    assert service["user"] and service["environment"]["HOME"] == "/data"
+    mounts = dict(reversed(volume.split(":")) for volume in service["volumes"])
+    assert mounts["/data"].startswith("/") and mounts["/voices"].startswith("/")
+    settings = parse_settings(made_real(service["command"], tmp_path))
+    assert settings.voices_dirs == (tmp_path / "voices",)
+
+
 def test_the_workflow_pushes_one_multi_arch_name_over_the_per_arch_images(
     tmp_path: Path,
 ) -> None:

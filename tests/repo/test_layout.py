@@ -102,3 +102,38 @@ def test_every_module_imports() -> None:
         except ImportError as error:
             failed[found.name] = str(error)
     assert failed == {}
+
+
+def unnamed_modules(package: Path) -> dict[str, list[str]]:
+    """Per package under `package`, the modules (`name.py`, or `name` in backticks) and rooms
+    (`name/`) its `__init__` docstring does not name."""
+    import ast
+
+    missing = {}
+    for init in sorted(package.rglob("__init__.py")):
+        folder = init.parent
+        text = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+        names = [
+            f"`{path.name}`" if path.is_file() else f"`{path.name}/`"
+            for path in sorted(folder.iterdir())
+            if (path.suffix == ".py" and path.name != "__init__.py")
+            or (path.is_dir() and (path / "__init__.py").is_file())
+        ]
+        absent = [n for n in names if n not in text and n.replace(".py`", "`") not in text]
+        if absent:
+            missing[str(folder.relative_to(package.parent))] = absent
+    return missing
+
+
+def test_every_package_docstring_names_each_of_its_modules(tmp_path: Path) -> None:
+    """Each package's `__init__` docstring is its map: every module and room in it is named.
+    A module added without a line there fails (shown on a package made here)."""
+    assert unnamed_modules(PACKAGE) == {}
+    house = tmp_path / "house"
+    (house / "room").mkdir(parents=True)
+    (house / "__init__.py").write_text('"""A house: `a.py`."""\n')
+    (house / "a.py").write_text("")
+    (house / "b.py").write_text("")
+    (house / "room" / "__init__.py").write_text('"""A room: `c`."""\n')
+    (house / "room" / "c.py").write_text("")
+    assert unnamed_modules(house) == {"house": ["`b.py`", "`room/`"]}

@@ -258,7 +258,7 @@ def bench_flags() -> set[str]:
 def test_every_flag_the_documents_name_is_real() -> None:
     """A flag named in running text (`--quantize off`) is the server's, and one given to
     `script/bench` is the bench's, so a renamed flag cannot linger anywhere in the documents."""
-    server, bench = parser_flags() | {"-h"}, bench_flags()
+    server, bench = parser_flags() | {"-h", "--help"}, bench_flags()
     foreign = {"--require-hashes"}  # pip's, in development.md
     wrong = []
     for document in [*DOCUMENTS, ADDON_DOCS]:

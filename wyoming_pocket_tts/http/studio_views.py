@@ -100,6 +100,7 @@ def status_view(service: Service) -> dict[str, Any]:
             tuning = model.tuning
             entry |= {
                 "quantized": bool(tuning.settings.quantize),
+                "int8_refused": tuning.int8_refused,
                 "runtime": tuning.settings.runtime,
                 "preparing_graphs": tuning.export is not None,
                 "without_torch": _without_torch(tuning),

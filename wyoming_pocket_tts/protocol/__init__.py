@@ -1,1 +1,2 @@
-"""The Wyoming side: bounded event reading, the connection's read loop and its reply writer."""
+"""The Wyoming side: bounded event reading (`events.py`), the connection's read loop
+(`handler.py`) and its reply writer (`replies.py`)."""

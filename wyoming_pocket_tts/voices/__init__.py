@@ -1,1 +1,3 @@
-"""The household's voices: the catalog, voices folders, encoded states and their store."""
+"""The household's voices: the catalog (`catalog.py`), voices folders (`folder.py`), changes
+to them (`manage.py`), each language's chosen default (`choices.py`), and whether the model can
+clone (`cloning.py`)."""

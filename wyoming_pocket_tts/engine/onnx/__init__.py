@@ -1,6 +1,7 @@
 """The ONNX Runtime runtime: the flow LM's step and Mimi's decoder as graphs exported from
 pocket-tts's own modules (`export.py`, with `attention.py`'s exportable KV cache; `graphs.py`
-names the files), cached per host (`cache.py`) and exported in a child process (`background.py`,
-`child.py`). `loop.py` runs them without torch: pocket-tts's generation loop over the graphs with
-numpy (`runners.py`, `text_prompt.py`, `voice_arrays.py`, `loop_settings.py`), served as
-`lean.py`'s `LeanModel`."""
+names the files), their int8 (`quantize.py`) measured against fp32 where it is made
+(`int8_gate.py`), cached per host (`cache.py`) and exported in a child process
+(`background.py`, `child.py`). `loop.py` runs them without torch: pocket-tts's generation loop
+over the graphs with numpy (`runners.py` on `ort.py`'s sessions, `text_prompt.py`,
+`voice_arrays.py`, `loop_settings.py`), served as `lean.py`'s `LeanModel`."""

@@ -13,7 +13,8 @@ which loads the cached graphs alone. A failure is the usual one warning line, re
 the cache like any other (an export killed, as the kernel kills a process out of memory, says
 so in that line); torch keeps serving.
 
-Exports queue (`QUEUE`): one child at a time in the server, each with the load of its graphs
+Exports queue (`QUEUE`): one export child at a time in the server (voice encodings queue
+apart, `voice_states.making`), each with the load of its graphs
 after it, so two models' exports (two languages) never add their peaks, nor the next child's
 peak the previous graphs' load.
 """
@@ -120,3 +121,5 @@ class BackgroundExport:
         if needs_export(self.settings, self._data_dir, self.int8):
             self._process.run(folder)
         self.model = lean_model(self.settings, folder, self.int8, self.threads)
+        if self.model is not None and self.model.int8 != self.int8:  # refused here
+            self.int8, self.runs = self.model.int8, graphs_label(self.model.int8)

@@ -27,6 +27,7 @@ from ...files import key_name
 from ...host import installed_version
 from ...settings import ModelSettings
 from ..model.identity import model_identity
+from .graphs import REFUSED, refused
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -38,9 +39,10 @@ if TYPE_CHECKING:
 
 _LOGGER = logging.getLogger(__name__)
 
-GRAPHS_VERSION = 6
+GRAPHS_VERSION = 7
 """Of the export's code (`onnx.export`, `onnx.attention`) and the layers `onnx.quantize` takes:
-a change exports again (6: the flow head's modulations in int8)."""
+a change exports again (6: the flow head's modulations in int8; 7: unsigned int8 weights, the
+same sums on every CPU, and `int8_gate`)."""
 _FOLDER = "graphs"
 _PACKAGES = ("pocket-tts", "torch", "onnx", "onnxruntime")
 FAILED = "failed.txt"
@@ -84,7 +86,7 @@ def needs_export(settings: ModelSettings, data_dir: Path | None, int8: bool) -> 
         graphs = Graphs.read(folder)
     except (OSError, ValueError, KeyError, TypeError):
         return True
-    return int8 and not graphs.has_int8
+    return int8 and not graphs.has_int8 and refused(folder) is None
 
 
 def warn_torch(code: str, error: BaseException) -> None:
@@ -106,15 +108,22 @@ def lean_model(settings: ModelSettings, folder: Path, int8: bool, threads: int) 
     """The model on its graphs in `folder` alone (`onnx.lean`: no torch needed), or None when
     it cannot run so (one warning line says why). The graphs are never exported in this
     process (`onnx.child` does that). A failure other than a missing onnxruntime is remembered
-    in `folder` for these versions (`FAILED`), so later starts skip it."""
+    in `folder` for these versions (`FAILED`), so later starts skip it. int8 that the gate
+    refused on this host (`int8_gate`) runs as fp32, with a warning line and
+    `LeanModel.int8_refused` saying why."""
     from .lean import LeanModel
 
     try:
         import onnxruntime  # noqa: F401
 
         _raise_remembered(folder)
-        _exported_graphs(folder, int8)
-        return LeanModel(folder, settings, int8, threads)
+        refusal = refused(folder) if int8 else None
+        if refusal is not None:
+            _LOGGER.warning("The %s model's %s", settings.code, refusal)
+        _exported_graphs(folder, int8 and refusal is None)
+        model = LeanModel(folder, settings, int8 and refusal is None, threads)
+        model.int8_refused = refusal
+        return model
     except Exception as error:  # any failure: torch serves
         warn_torch(settings.code, error)
         if not isinstance(error, ImportError):
@@ -152,10 +161,15 @@ def remember_failure(folder: Path, error: BaseException) -> None:
 
 def forget_failures(data_dir: Path) -> list[Path]:
     """Delete every failure remembered under `data_dir` (`--retry-graphs`), so that the next
-    load of each model exports its graphs again; the folders forgotten."""
-    folders = sorted(path.parent for path in (data_dir / _FOLDER).glob(f"*/{FAILED}"))
+    load of each model exports its graphs again, and every int8 refusal, so that its int8 is
+    made and measured again; the folders forgotten."""
+    graphs = data_dir / _FOLDER
+    folders = sorted(path.parent for path in graphs.glob(f"*/{FAILED}"))
     for folder in folders:
         shutil.rmtree(folder, ignore_errors=True)
+    for refusal in sorted(graphs.glob(f"*/{REFUSED}")):
+        refusal.unlink(missing_ok=True)
+        folders.append(refusal.parent)
     return folders
 
 
@@ -166,7 +180,7 @@ def prepare_graphs(model: TTSModel, folder: Path, int8: bool) -> Graphs:
     nothing (`onnx.child`'s child; quantising alone traces nothing, `prepare_int8`)."""
     started, cpu = time.monotonic(), time.process_time()
     graphs = exported_graphs(folder)
-    if graphs is not None and (not int8 or graphs.has_int8):
+    if graphs is not None and (not int8 or graphs.has_int8 or refused(folder)):
         return graphs
     with _quiet_export():
         if graphs is None:
@@ -185,7 +199,7 @@ def prepare_int8(folder: Path) -> Graphs:
     graphs = exported_graphs(folder)
     if graphs is None:
         raise FileNotFoundError(f"no fp32 graphs to quantise in {folder}")
-    if not graphs.has_int8:
+    if not graphs.has_int8 and refused(folder) is None:
         with _quiet_export():
             _with_int8(graphs)
         _log_export(folder, True, started, cpu)
@@ -203,9 +217,15 @@ def exported_graphs(folder: Path) -> Graphs | None:
 
 
 def _with_int8(graphs: Graphs) -> None:
+    """The int8 graphs made, then measured against the fp32 ones (`int8_gate`): past its bound
+    they are removed and the refusal written in their place."""
+    from .int8_gate import check
     from .quantize import with_int8
 
+    (graphs.folder / REFUSED).unlink(missing_ok=True)
     with_int8(graphs)
+    drift = check(graphs)
+    _LOGGER.info("The int8 graphs against the fp32 ones on this CPU: %s", drift)
 
 
 def _log_export(folder: Path, int8: bool, started: float, cpu: float) -> None:

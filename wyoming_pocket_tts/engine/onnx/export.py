@@ -13,7 +13,8 @@ The flow LM's graph takes any number of steps, so a prompt (a sentence's text, a
 runs in it as a frame does, and caches of any number of slots: a request's are sized to what it
 needs (`onnx.voice_arrays.request_slots`), and attention reads only those, not `LM_SLOTS`;
 its noise comes from the host (pocket-tts's sampling). int8 is ONNX
-Runtime's dynamic quantisation of the transformers' linear layers (`quantized`). Beside them,
+Runtime's dynamic quantisation of the transformers' linear layers and the flow head's
+modulations (`onnx.quantize.quantized_graph`), measured by `onnx.int8_gate`. Beside them,
 for the torch-free loop (`onnx.loop`): a frame's latent to the LM's input (`FrameIn`, a third
 graph), the text table as an array, the tokenizer's file and the loop's settings (`speech.json`).
 Imports torch and pocket-tts; onnx and onnxruntime only where they are used.

@@ -20,6 +20,16 @@ LM = "lm.onnx"
 """The flow LM's step in fp32 (its weights in `lm.onnx.data` beside it, or in it: before 0.7)."""
 MIMI = "mimi.onnx"
 """Mimi's decoder step in fp32 (its weights beside it, as `LM`'s)."""
+REFUSED = "int8-refused.txt"
+"""Beside the graphs, in place of the int8 files: why `onnx.int8_gate` refused them here."""
+
+
+def refused(folder: Path) -> str | None:
+    """Why the int8 graphs in `folder` were refused on this host (`REFUSED`), or None."""
+    try:
+        return (folder / REFUSED).read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
 
 
 @dataclass(frozen=True)

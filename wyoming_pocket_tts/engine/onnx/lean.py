@@ -26,6 +26,8 @@ class LeanModel(GraphSpeech):
         self.model_settings = settings
         self.has_voice_cloning = self.settings.voice_cloning
         """As pocket-tts's `TTSModel.has_voice_cloning` (`voices.cloning.can_clone`)."""
+        self.int8_refused: str | None = None
+        """Why int8 was asked and fp32 runs (`onnx.int8_gate`), else None."""
 
     def get_state_for_audio_prompt(self, path: Path, truncate: bool = False) -> ArrayState:
         """A saved voice state (`.safetensors`), as pocket-tts's method reads one; anything

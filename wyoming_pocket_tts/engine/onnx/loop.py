@@ -75,6 +75,8 @@ class GraphSpeech:
 
     def __init__(self, graphs: Graphs, int8: bool, threads: int, noise: Noise | None = None):
         self.graphs = graphs
+        self.int8 = int8
+        """Whether its LM and Mimi graphs are the int8 ones."""
         self.settings = LoopSettings.read(graphs.speech)
         self.sample_rate = self.settings.sample_rate
         self.tokenizer = Tokenizer(graphs.folder / self.settings.tokenizer)

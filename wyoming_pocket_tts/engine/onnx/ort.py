@@ -1,4 +1,4 @@
-"""An ONNX Runtime session on the CPU, as both runtimes over the graphs open them (no torch)."""
+"""An ONNX Runtime session on the CPU, as the graphs' loop and the int8 gate open it (no torch)."""
 
 from __future__ import annotations
 

@@ -8,6 +8,12 @@ quantisation peaked at 1,195 MiB. `_lean_shape_inference` infers the same shapes
 without its weights and writes them into the model itself: 650 MiB (2026-12-02, 2-vCPU host).
 ONNX Runtime's block-wise `MatMulNBits` (8-bit and 4-bit) was measured against this one scale
 per tensor and not kept: slower and barely finer here (docs/performance.md, "Block-wise int8").
+
+The weights are unsigned 8-bit, as the activations (u8u8): ONNX Runtime's u8u8 kernels sum
+exact products on every CPU. With signed weights (u8s8, 0.8's), CPUs without VNNI (AVX2 only,
+or AVX-512 without VNNI) multiply with `vpmaddubsw`, whose int16 sums saturate: the same graphs
+moved the LM's latent 0.044 of its RMS there against 0.0036 with VNNI (issue 60; u8u8: 0.0040 on
+both). `int8_gate` measures the result where it is made.
 """
 
 from __future__ import annotations
@@ -37,7 +43,7 @@ def with_int8(graphs: Graphs) -> None:
 
 
 def quantized_graph(path: Path, target: Path) -> None:
-    """ONNX Runtime's dynamic int8, one scale per tensor, of the layers the server's int8
+    """ONNX Runtime's dynamic int8 (u8u8, one scale per tensor) of the layers the server's int8
     quantises (the linear layers of the LM's and Mimi's decoder transformers) and of the LM's
     flow head's adaLN modulations (`flow_modulations`), written to `target`. Quantising every
     MatMul with a constant weight (the whole flow head and input projections too) moved the
@@ -52,7 +58,7 @@ def quantized_graph(path: Path, target: Path) -> None:
     chosen = transformer_layers(graph) + flow_modulations(graph)
     del graph  # the weights too, where they are in the file (graphs exported before 0.7)
     with _lean_quantizer():
-        quantize_dynamic(path, target, nodes_to_quantize=chosen, weight_type=QuantType.QInt8)
+        quantize_dynamic(path, target, nodes_to_quantize=chosen, weight_type=QuantType.QUInt8)
 
 
 def transformer_layers(graph: Any) -> list[str]:

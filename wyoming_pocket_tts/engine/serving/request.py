@@ -2,7 +2,8 @@
 
 Text goes in from the loop through the `Scheduler`, which owns every field of a request's queue
 state. Audio comes out from the engine thread (`emit`) through `loop.call_soon_threadsafe`, so
-neither side ever blocks the other. `stop` is the `threading.Event` pocket-tts checks once per
+neither side ever blocks the other. `stop` is the `threading.Event` the runtime checks: on the
+graphs' loop before every LM frame and every Mimi frame, on torch (pocket-tts's loop) once per
 generated frame.
 """
 

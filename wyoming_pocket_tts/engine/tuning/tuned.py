@@ -99,6 +99,8 @@ class Tuning:
     runtimes: Remeasurement | None = field(default=None, compare=False)
     """`--runtime auto`: the comparison of torch (as it serves) with the graphs, to run once the
     export is done (`with_graphs`), else None."""
+    int8_refused: str | None = None
+    """Why int8 graphs were asked and fp32 ones serve (`onnx.int8_gate`), else None."""
 
     @property
     def provisional(self) -> bool:
@@ -186,7 +188,11 @@ def with_graphs(tuning: Tuning, model: Model) -> Tuning:
     """`--runtime auto` once the export is done: `model` (on the graphs) joins the comparison
     with torch, which becomes the pending measurement (run when idle, `comparison`)."""
     assert tuning.runtimes is not None
-    graphs = next(config for config in tuning.runtimes.configs if config.onnx)
+    configs = tuning.runtimes.configs
+    graphs = next(config for config in configs if config.onnx)
+    int8 = getattr(model, "int8", graphs.quantize)
+    if int8 != graphs.quantize:  # the gate refused int8 here: the fp32 graphs are compared
+        configs[configs.index(graphs)] = graphs = replace(graphs, quantize=int8)
     tuning.runtimes.variants[graphs.variant] = model
     return replace(tuning, export=None, runtimes=None, pending=tuning.runtimes)
 
@@ -255,7 +261,11 @@ def retuned(tuning: Tuning, comparison: Comparison) -> tuple[TTSModel, Tuning]:
     runtime = "onnx" if choice.config.onnx else "torch"
     resolved = replace(tuning.settings, quantize=choice.config.quantize, runtime=runtime)
     speed = comparison.figures[choice.config.label]
-    return model, Tuning(resolved, choice.config.threads, speed, reason, choice.confidence, pending)
+    refusal = getattr(model, "int8_refused", None)
+    return model, Tuning(
+        resolved, choice.config.threads, speed, reason, choice.confidence, pending,
+        int8_refused=refusal,
+    )  # fmt: skip
 
 
 def warm_up(model: Model, state: dict) -> None:
@@ -307,6 +317,7 @@ def _load_onnx(settings: ModelSettings, data_dir: Path | None) -> tuple[Model, T
     model = lean_model(settings, graph_folder(data_dir, settings), int8, threads)
     if model is None:
         return None
+    int8 = model.int8  # fp32 where the gate refused int8 here
     runs = graphs_label(int8)
     _LOGGER.info(
         "Loaded model %s in %.1f s (%s, on the graphs alone: no torch in this process)",
@@ -339,4 +350,7 @@ def on_graphs(
     release_freed_memory()
     resolved = replace(settings, quantize=int8, runtime="onnx")
     reason = f"--runtime onnx: {runs} x{threads}"
-    return model, Tuning(resolved, threads, speed, reason)
+    refusal: str | None = getattr(model, "int8_refused", None)
+    if refusal is not None:
+        reason += f"; {refusal}"
+    return model, Tuning(resolved, threads, speed, reason, int8_refused=refusal)

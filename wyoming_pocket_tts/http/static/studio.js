@@ -356,7 +356,7 @@ async function loadStatus() {
   $("status-waiting").textContent = data.waiting ? `Waiting for ${data.waiting}. Trying again regularly: speech starts once the download works.` : "";
   $("status-models").tBodies[0].replaceChildren(...data.models.map((m) => el("tr", {},
     el("td", {}, m.code), el("td", {}, m.model),
-    el("td", { title: m.decision || "" }, m.failure ? "failed: " + m.failure : m.loaded ? "loaded" + (m.runtime === "onnx" ? " on ONNX Runtime" : "") + (m.quantized ? " (int8)" : "") + (m.without_torch === "now" ? ", without torch" : "") + (m.preparing_graphs ? "; preparing ONNX Runtime graphs in the background" : "") + (m.without_torch === "next start" ? "; without torch from the next start" : "") + (m.provisional ? "; speed choice provisional, measured again when idle" : "") : "loads on first use"),
+    el("td", { title: m.decision || "" }, m.failure ? "failed: " + m.failure : m.loaded ? "loaded" + (m.runtime === "onnx" ? " on ONNX Runtime" : "") + (m.quantized ? " (int8)" : "") + (m.int8_refused ? " (fp32: " + m.int8_refused + ")" : "") + (m.without_torch === "now" ? ", without torch" : "") + (m.preparing_graphs ? "; preparing ONNX Runtime graphs in the background" : "") + (m.without_torch === "next start" ? "; without torch from the next start" : "") + (m.provisional ? "; speed choice provisional, measured again when idle" : "") : "loads on first use"),
     el("td", {}, m.first_audio_ms !== undefined ? `${m.first_audio_ms} ms` : ""),
     el("td", {}, m.rtf != null ? `${m.rtf}× real time` : ""),
     el("td", { class: m.verdict && m.verdict.startsWith("slow") ? "verdict-warn" : "verdict-good" }, m.verdict || ""))));

@@ -2,7 +2,11 @@
 
 `speak_numbers(text, language)` rewrites text so that no digit and no unit or currency symbol
 reaches the model; Pocket-TTS is too small to read them itself. The passes are listed in `reader`,
-each language's tables in its own module (`en`, `fr`, `de`, `it`, `pt`, `es`, `nl`).
+each language's tables in its own module (`en`, `fr`, `de`, `it`, `pt`, `es`, `nl`), their shape
+in `tables`. The passes' modules: `address`, `amounts`, `clock`, `codes`, `dates`, `plain`,
+`roman`, `scales`; what they share: `context` (one language's tables and patterns), `words`
+(number words in context), `agreement` (the gender and case a number takes), `spelling`
+(num2words, corrected and cached).
 """
 
 from __future__ import annotations
