@@ -15,7 +15,8 @@ floor (`bench.profile_report`); `--tries` each speed-up tried for issue 28 (`ben
 first audio with pocket-tts's NaN-filled Mimi caches and without (`bench.mimi_state`); `--onnx` the
 frame as ONNX Runtime graphs against the server's torch path (`bench.onnx_spike`); `--memory` the
 server's RSS per model and precision and what `--unload-after` gives back (`bench.memory`);
-`--peers` the server beside pocket-tts and the Rust peer `ptts` in one run (`bench.peers`).
+`--peers` the server beside pocket-tts and its peers `ptts` and sherpa-onnx in one run
+(`bench.peers`; sherpa-onnx with `--sherpa-recipe DIR`, a checkout of its export recipe).
 """
 
 from __future__ import annotations
@@ -273,13 +274,20 @@ def main() -> None:
     parser.add_argument(
         "--peers",
         action="store_true",
-        help="the server beside pocket-tts and the Rust peer ptts (q8_0, q4k) in one run",
+        help="the server beside pocket-tts, ptts (q8_0, q4k) and sherpa-onnx in one run",
     )
     parser.add_argument(
         "--peers-dir",
         type=Path,
         default=None,
         help="where ptts is (or gets) installed for --peers (default: .peers/ptts-VERSION)",
+    )
+    parser.add_argument(
+        "--sherpa-recipe",
+        type=Path,
+        default=None,
+        help="a checkout of pocket-tts-onnx-export, the recipe sherpa-onnx exports PocketTTS "
+        "with: --peers then adds sherpa-onnx (left out without it; nothing is fetched)",
     )
     parser.add_argument("--runs", type=int, default=None, help="runs per side (default 5, quick 2)")
     parser.add_argument("--json", type=Path, help="also write the raw figures here")
@@ -295,7 +303,10 @@ def main() -> None:
         module = importlib.import_module(f".{name}", __package__)
         with tempfile.TemporaryDirectory(prefix="pocket-bench-") as tmp:
             size = "tiny" if args.quick else args.model
-            extra = {"peers_dir": args.peers_dir} if bench == "peers" and args.peers_dir else {}
+            extra: dict[str, Any] = {}
+            if bench == "peers":
+                extra = {"sherpa_recipe": args.sherpa_recipe}
+                extra |= {"peers_dir": args.peers_dir} if args.peers_dir else {}
             results = module.measure(size, args.runs or default_runs or runs, Path(tmp), **extra)
         results["bench_seconds"] = time.monotonic() - started
         table = module.render(results)

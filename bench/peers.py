@@ -1,6 +1,6 @@
-"""`script/bench --peers`: our server beside pocket-tts and the Rust peer `ptts`, in one run.
+"""`script/bench --peers`: our server beside pocket-tts and its peers `ptts` and sherpa-onnx.
 
-Five sides, each a process of its own, all up at once, one model (full-size `english` shapes or
+Six sides, each a process of its own, all up at once, one model (full-size `english` shapes or
 `--model NAME`'s, random weights, end of speech disabled so that every side makes the same
 frames) and two cloned voices:
 
@@ -11,14 +11,20 @@ frames) and two cloned voices:
   measured (then cached in its data folder);
 - `ptts` 0.4.2 (gradium-ai/xn-ptts, the runtime pocket-tts 4.x's standalone binaries are built
   on) with `q8_0` and with `q4k` weights, on the same weights in its layout (`bench.ptts_layout`);
-  left out, with the reason, on shapes ptts cannot run (`--model english_7m_2026-10`...).
+  left out, with the reason, on shapes ptts cannot run (`--model english_7m_2026-10`...);
+- sherpa-onnx 2.0.1 (k2-fsa/sherpa-onnx) on its int8 PocketTTS files, exported from the same
+  weights by sherpa-onnx's own recipe (`bench.sherpa_layout`) run from a checkout the user
+  passes (`--sherpa-recipe DIR`, a clone of pocket-tts-onnx-export: nothing is fetched); left
+  out, with the reason, without one or on shapes the recipe cannot export (`--quick`...).
 
-ptts is installed beside the venv, never into it (`pip install --target DIR ptts==0.4.2`; DIR is
-`--peers-dir`, by default `.peers/ptts-0.4.2`, done on demand). After one reply per voice, runs
-alternate between the sides (A B C D E A B ...), whole replies for the real-time factor and
-stopped ones for first audio, as `script/bench` does. Each side's whole-process RSS (VmRSS) and
-peak (VmHWM) are read from /proc after its replies. The servers are timed by a client over
-loopback; pocket-tts and ptts time themselves in their own process.
+ptts and sherpa-onnx are installed beside the venv, never into it (`pip install --target DIR
+ptts==0.4.2`, DIR `--peers-dir`, by default `.peers/ptts-0.4.2`; `.peers/sherpa-onnx-2.0.1`
+holds sherpa-onnx and the recipe's one requirement that the venv lacks), on demand. After one
+reply per voice, runs alternate between the sides (A B C D E F A B ...), whole replies for the
+real-time factor and stopped ones for first audio, as `script/bench` does. Each side's
+whole-process RSS (VmRSS) and peak (VmHWM) are read from /proc after its replies. The servers
+are timed by a client over loopback; pocket-tts, ptts and sherpa-onnx time themselves in their
+own process.
 """
 
 from __future__ import annotations
@@ -27,10 +33,8 @@ import contextlib
 import json
 import os
 import select
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -42,12 +46,15 @@ from testkit.model_factory import build_tiny_model, write_voice_wav
 from testkit.zygote import run_python
 
 from .memory import wait_for_graphs
+from .peer_install import ensure_installed
 from .ptts_layout import PTTS_VERSION, ptts_config
+from .sherpa_layout import RECIPE_REQUIREMENTS, SHERPA_VERSION, recipe_refusal
 from .sides import Run, Server, status_mib
 from .summary import spread, summary
 
 ROOT = Path(__file__).resolve().parents[1]
 PEERS_DIR = ROOT / ".peers" / f"ptts-{PTTS_VERSION}"
+SHERPA_DIR = ROOT / ".peers" / f"sherpa-onnx-{SHERPA_VERSION}"
 TEXT = "The living room lights are on, and the front door is locked for the night."
 VOICES = ("v1", "v2")
 TTFA_RUNS_PER_RUN = 4
@@ -64,37 +71,18 @@ class Side(Protocol):
     def stop(self) -> None: ...
 
 
-def install_command(target: Path) -> list[str]:
-    """The pip command that installs ptts beside the venv, into `target`."""
-    return [sys.executable, "-m", "pip", "install", "--quiet", "--target", str(target),
-            f"ptts=={PTTS_VERSION}"]  # fmt: skip
-
-
 def ensure_ptts(target: Path, timeout: float = 600.0) -> Path:
-    """`target` holding ptts PTTS_VERSION, installed there now if it is not (into a folder
-    beside it, then renamed: concurrent installs leave one whole copy); RuntimeError naming the
-    command to run by hand when pip fails."""
-    if (target / f"ptts-{PTTS_VERSION}.dist-info").is_dir():
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
-    try:
-        subprocess.run(
-            install_command(staging), check=True, capture_output=True, text=True, timeout=timeout
-        )
-        with contextlib.suppress(OSError):  # another process installed it meanwhile
-            staging.rename(target)
-    except (subprocess.SubprocessError, OSError) as error:
-        detail = getattr(error, "stderr", "") or error
-        raise RuntimeError(
-            f"could not install ptts ({detail}); install it with: "
-            f"{' '.join(install_command(target))}"
-        ) from error
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    if not (target / f"ptts-{PTTS_VERSION}.dist-info").is_dir():
-        raise RuntimeError(f"{target} holds something else than ptts {PTTS_VERSION}: remove it")
-    return target
+    """`target` holding ptts PTTS_VERSION, installed there now if it is not."""
+    requirement = f"ptts=={PTTS_VERSION}"
+    return ensure_installed(target, [requirement], f"ptts-{PTTS_VERSION}.dist-info", timeout)
+
+
+def ensure_sherpa(target: Path, timeout: float = 600.0) -> Path:
+    """`target` holding sherpa-onnx SHERPA_VERSION and the recipe's missing requirements,
+    installed there now if it is not."""
+    requirements = [f"sherpa-onnx=={SHERPA_VERSION}", *RECIPE_REQUIREMENTS]
+    marker = f"sherpa_onnx-{SHERPA_VERSION}.dist-info"
+    return ensure_installed(target, requirements, marker, timeout)
 
 
 class Worker:
@@ -183,13 +171,30 @@ def ptts_worker(checkpoint: Path, quant: str, peers_dir: Path, log: Path) -> Wor
     return Worker(["ptts", str(checkpoint), quant], log, [peers_dir])
 
 
-def convert(config: Path, out: Path, prompts: dict[str, Path]) -> Path:
-    """The model and its voices in ptts's layout (in a child: its torch model is not kept)."""
-    argv = ["-m", "bench.ptts_layout", str(config), str(out)]
-    argv += [f"{name}={prompt}" for name, prompt in prompts.items()]
-    done = run_python(argv, dict(os.environ), timeout=600)
+def sherpa_worker(folder: Path, prompts: dict[str, Path], installed: Path, log: Path) -> Worker:
+    """sherpa-onnx from `installed` on the folder `bench.sherpa_layout` wrote."""
+    voices = [f"{name}={prompt}" for name, prompt in prompts.items()]
+    return Worker(["sherpa", str(folder), *voices], log, [installed])
+
+
+def _child(argv: list[str], timeout: float) -> None:
+    """`python ARGV` in a child (its torch model is not kept); CalledProcessError if it fails."""
+    done = run_python(argv, dict(os.environ), timeout=timeout)
     if done.returncode != 0:
         raise subprocess.CalledProcessError(done.returncode, argv, done.stdout, done.stderr)
+
+
+def convert(config: Path, out: Path, prompts: dict[str, Path]) -> Path:
+    """The model and its voices in ptts's layout."""
+    argv = ["-m", "bench.ptts_layout", str(config), str(out)]
+    _child(argv + [f"{name}={prompt}" for name, prompt in prompts.items()], 600)
+    return out
+
+
+def sherpa_export(config: Path, recipe: Path, installed: Path, out: Path) -> Path:
+    """The model as sherpa-onnx's files, by its recipe in `recipe` (`bench.sherpa_layout`)."""
+    _child(["-m", "bench.sherpa_layout", str(config), str(recipe), str(installed), str(out),
+            TEXT], 3600)  # fmt: skip
     return out
 
 
@@ -271,13 +276,23 @@ def ptts_refusal(config: Path) -> str | None:
     return None
 
 
-def measure(size: str, runs: int, folder: Path, peers_dir: Path = PEERS_DIR) -> dict[str, Any]:
+def measure(
+    size: str,
+    runs: int,
+    folder: Path,
+    peers_dir: Path = PEERS_DIR,
+    sherpa_recipe: Path | None = None,
+    sherpa_dir: Path = SHERPA_DIR,
+) -> dict[str, Any]:
     """Every side's first audio, RTF, RSS and peak, on `size`'s shapes (`tiny`: `lsd`, the
     smallest shapes ptts runs); the ptts sides are left out, with the reason, for shapes that
-    ptts cannot run (the small 2026-10 models)."""
+    ptts cannot run (the small 2026-10 models), the sherpa-onnx side without `sherpa_recipe`
+    or for shapes that its recipe cannot export (all but `english`'s and `english_2026-01`'s)."""
     size = "lsd" if size == "tiny" else size
     model = build_tiny_model(folder / "model", size=size, eos=False, link=True)
     refusal = ptts_refusal(model.config_path)
+    config = yaml.safe_load(model.config_path.read_text(encoding="utf-8"))
+    sherpa_refused = recipe_refusal(config, sherpa_recipe)
     prompts = {name: write_voice_wav(folder / f"{name}.wav", 10.0, seed=i)
                for i, name in enumerate(VOICES, 1)}  # fmt: skip
     peers: list[tuple[str, Path, Path]] = []  # (quant, checkpoint, ptts's folder)
@@ -285,6 +300,12 @@ def measure(size: str, runs: int, folder: Path, peers_dir: Path = PEERS_DIR) -> 
         installed = ensure_ptts(peers_dir)
         checkpoint = convert(model.config_path, folder / "ptts", prompts)
         peers = [(quant, checkpoint, installed) for quant in PTTS_QUANTS]
+    sherpa: tuple[Path, Path] | None = None  # (its files, sherpa-onnx's folder)
+    if sherpa_refused is None:
+        assert sherpa_recipe is not None
+        installed = ensure_sherpa(sherpa_dir)
+        sherpa = (sherpa_export(model.config_path, sherpa_recipe, installed, folder / "sherpa"),
+                  installed)  # fmt: skip
     base = ["--model-config", str(model.config_path)]
     base += [arg for name, prompt in prompts.items() for arg in ("--voice", f"{name}={prompt}")]
     sides: dict[str, Side] = {}
@@ -297,12 +318,16 @@ def measure(size: str, runs: int, folder: Path, peers_dir: Path = PEERS_DIR) -> 
             sides[f"ptts-{quant}"] = ptts_worker(
                 checkpoint, quant, installed, folder / f"{quant}.log"
             )
+        if sherpa is not None:
+            files, installed = sherpa
+            sides["sherpa-onnx"] = sherpa_worker(files, prompts, installed, folder / "sherpa.log")
         figures = _timed(sides, runs)
         for name, side in sides.items():
             figures[name] |= {"rss_mib": side.rss_mib(), "peak_mib": side.peak_mib()}
         figures["server"]["quantize"] = defaults.chosen_quantization()
     return {"size": size, "runs": runs, "sides": figures, "ptts": PTTS_VERSION, "text": TEXT,
-            "ptts_left_out": refusal}  # fmt: skip
+            "ptts_left_out": refusal, "sherpa": SHERPA_VERSION,
+            "sherpa_left_out": sherpa_refused}  # fmt: skip
 
 
 LABELS = {
@@ -311,6 +336,7 @@ LABELS = {
     "server-onnx": "server, `--runtime onnx --quantize on` (graphs cached)",
     "ptts-q8_0": "`ptts` {version} q8_0",
     "ptts-q4k": "`ptts` {version} q4k",
+    "sherpa-onnx": "sherpa-onnx {sherpa} int8 (its recipe's files)",
 }
 
 
@@ -329,7 +355,8 @@ def render(results: dict[str, Any]) -> str:
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for name, side in sides.items():
-        label = LABELS[name].format(quantize=side.get("quantize", "?"), version=results["ptts"])
+        label = LABELS[name].format(quantize=side.get("quantize", "?"), version=results["ptts"],
+                                    sherpa=results.get("sherpa", "?"))  # fmt: skip
         rows.append(
             f"| {label} | {side['ttfa_median'] * 1000:.0f} ms "
             f"({side['ttfa_min'] * 1000:.0f}-{side['ttfa_max'] * 1000:.0f}) "
@@ -340,5 +367,7 @@ def render(results: dict[str, Any]) -> str:
         )
     if results.get("ptts_left_out"):
         rows.append(f"\n`ptts` left out: {results['ptts_left_out']}.")
+    if results.get("sherpa_left_out"):
+        rows.append(f"\nsherpa-onnx left out: {results['sherpa_left_out']}.")
     rows.append(f"\nBench took {results.get('bench_seconds', 0):.0f} s.")
     return "\n".join(rows)

@@ -47,21 +47,28 @@ def _set(section: dict[str, Any], *keys: str) -> bool:
     return any(section.get(key) is not None for key in keys)
 
 
-def ptts_config(config: dict[str, Any], temperature: float) -> dict[str, Any]:
-    """ptts 0.4.2's `TTSConfig` (ptts/src/tts_model.rs) for a pocket-tts model config."""
+def unsupported_parts(config: dict[str, Any]) -> list[str]:
+    """The parts of a pocket-tts model config that the `english` architecture (the one of
+    ptts 0.4.2 and of sherpa-onnx's recipe, `bench.sherpa_layout`) lacks."""
     flow, mimi = config["flow_lm"], config["mimi"]
-    transformer, seanet, mimi_transformer = flow["transformer"], mimi["seanet"], mimi["transformer"]
-    unsupported = [
+    return [
         key
         for key, present in (
             ("flow type", flow["flow"].get("type", "lsd") != "lsd"),
             ("low-rank lookup table", _set(flow["lookup_table"], "rank")),
-            ("attention width", _set(transformer, "attn_dim", "num_kv_heads")),
+            ("attention width", _set(flow["transformer"], "attn_dim", "num_kv_heads")),
             ("separate Mimi decoder", _set(mimi, "decoder_seanet", "decoder_transformer")),
             ("latent projection", _set(flow, "z_dim")),
         )
         if present
     ]
+
+
+def ptts_config(config: dict[str, Any], temperature: float) -> dict[str, Any]:
+    """ptts 0.4.2's `TTSConfig` (ptts/src/tts_model.rs) for a pocket-tts model config."""
+    flow, mimi = config["flow_lm"], config["mimi"]
+    transformer, seanet, mimi_transformer = flow["transformer"], mimi["seanet"], mimi["transformer"]
+    unsupported = unsupported_parts(config)
     if unsupported:
         raise ValueError(f"ptts {PTTS_VERSION} cannot run this model: {', '.join(unsupported)}")
     return {

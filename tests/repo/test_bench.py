@@ -206,3 +206,85 @@ def test_peers_table_says_why_ptts_is_left_out() -> None:
     assert "| 0.25x | 8.00x (8.00-8.00) | 4.00x |" in rows[-1]
     assert "`ptts` left out: ptts 0.4.2 cannot run this model: flow type." in table
     assert "left out" not in render({**results, "ptts_left_out": None})
+
+
+def _recipe_stand_in(root: Path) -> Path:
+    """A stand-in for a checkout of pocket-tts-onnx-export as far as `recipe_refusal` reads one:
+    its flow export script's path and its model config, here pocket-tts's packaged
+    `english_2026-01` (the same signature, b6369a24, and shapes). Their code is not copied."""
+    import yaml
+
+    from bench.sherpa_layout import RECIPE_CONFIG, RECIPE_SCRIPTS
+    from testkit.model_factory import packaged_config
+
+    (root / RECIPE_SCRIPTS).mkdir(parents=True)
+    (root / RECIPE_SCRIPTS / "export_flow_lm.py").write_text("")
+    (root / RECIPE_CONFIG).parent.mkdir(parents=True)
+    (root / RECIPE_CONFIG).write_text(yaml.safe_dump(packaged_config("english_2026-01")))
+    return root
+
+
+def test_sherpa_is_left_out_with_the_reason_on_what_its_recipe_cannot_export(
+    tmp_path: Path,
+) -> None:
+    """`script/bench --peers` leaves sherpa-onnx out, and says why, without `--sherpa-recipe`,
+    with a folder that is no checkout of the recipe, and on models its recipe cannot export:
+    other shapes than its b6369a24 (the bench's `--quick` shapes, one layer each) or parts its
+    layout has no place for. The `english` shapes (the bench's default) and `english_2026-01`'s
+    it exports."""
+    from bench.sherpa_layout import recipe_refusal
+    from testkit.model_factory import packaged_config
+
+    english = packaged_config("english")
+    assert "no --sherpa-recipe DIR given" in str(recipe_refusal(english, None))
+    assert "no checkout of pocket-tts-onnx-export" in str(recipe_refusal(english, tmp_path))
+    recipe = _recipe_stand_in(tmp_path / "recipe")
+    assert recipe_refusal(english, recipe) is None
+    assert recipe_refusal(packaged_config("english_2026-01"), recipe) is None
+    english["flow_lm"]["transformer"]["num_layers"] = 1
+    assert recipe_refusal(english, recipe) == (
+        "the recipe exports only its b6369a24 shapes: flow_lm.num_layers 1 (the recipe's: 6)"
+    )
+    assert recipe_refusal(packaged_config("english_18m_2026-10"), recipe) == (
+        "the recipe's b6369a24 layout has no place for: flow type, separate Mimi decoder, "
+        "latent projection"
+    )
+
+
+def test_untwinned_weights_differ_from_each_other_by_little() -> None:
+    """The weights handed to sherpa-onnx's recipe: a tensor equal to an earlier one (the random
+    model's norms) is moved off it, by 2^-20 per twin, so that torch's TorchScript exporter does
+    not merge them into a graph that reads an initializer it dropped; the others are kept."""
+    import torch
+
+    from bench.sherpa_layout import TWIN_STEP, untwinned
+
+    ones, other = torch.ones(4), torch.arange(4.0)
+    out = untwinned({"a": ones, "b": ones.clone(), "c": other, "d": ones.clone()})
+    assert torch.equal(out["a"], ones) and torch.equal(out["c"], other)
+    assert torch.equal(out["b"], ones + TWIN_STEP) and torch.equal(out["d"], ones + 2 * TWIN_STEP)
+    assert len({out[name].numpy().tobytes() for name in "abd"}) == 3
+
+
+def test_peers_table_has_sherpa_or_says_why_it_is_left_out() -> None:
+    """The sherpa-onnx side gets its row, with its version, beside the others; when it was left
+    out, the table says why."""
+    from bench.peers import render
+
+    def side(ttfa: float, rtf: float) -> dict:
+        figures = {f"ttfa_{stat}": ttfa for stat in ("median", "min", "max")}
+        figures |= {f"rtf_{stat}": rtf for stat in ("median", "min", "max")}
+        return figures | {"audio_seconds": 13.0, "ttfa_runs": 4, "rss_mib": 1500, "peak_mib": 2}
+
+    sides = {"pocket-tts": side(0.2, 2.0), "sherpa-onnx": side(10.0, 1.0)}
+    results = {"size": "english", "runs": 1, "sides": sides, "ptts": "0.4.2", "sherpa": "2.0.1"}
+    rows = [line for line in render(results).splitlines() if line.startswith("| ")][2:]
+    assert rows[-1] == (
+        "| sherpa-onnx 2.0.1 int8 (its recipe's files) | 10000 ms (10000-10000) | 50.00x "
+        "| 1.00x (1.00-1.00) | 0.50x | 1500 MiB | 2 MiB |"
+    )
+    del sides["sherpa-onnx"]
+    reason = "no --sherpa-recipe DIR given (a checkout of pocket-tts-onnx-export)"
+    table = render({**results, "sherpa_left_out": reason})
+    assert "sherpa-onnx" not in "".join(line for line in table.splitlines() if "|" in line)
+    assert f"sherpa-onnx left out: {reason}." in table
