@@ -50,7 +50,7 @@ import torch
 import yaml
 from pocket_tts import TTSModel
 
-from testkit.model_factory import _place_in_hub, expected_frames
+from testkit.model_factory import place_in_hub, expected_frames
 
 from .peer_worker import SHERPA_FILES
 from .ptts_layout import ptts_config, ptts_weights, unsupported_parts
@@ -155,8 +155,8 @@ def export(config_path: Path, recipe: Path, deps: Path, out: Path, texts: list[s
     safetensors.torch.save_file(weights, str(converted))
     del state, weights
     tokenizer = Path(config["flow_lm"]["lookup_table"]["tokenizer_path"])
-    _place_in_hub(hub_home / "hub", theirs["weights_path"], converted)
-    _place_in_hub(hub_home / "hub", theirs["flow_lm"]["lookup_table"]["tokenizer_path"], tokenizer)
+    place_in_hub(hub_home / "hub", theirs["weights_path"], converted)
+    place_in_hub(hub_home / "hub", theirs["flow_lm"]["lookup_table"]["tokenizer_path"], tokenizer)
     _run_recipe(recipe, deps, hub_home, raw, converted)
     for field, name in RECIPE_OUTPUT.items():
         (raw / name).rename(out / SHERPA_FILES[field])

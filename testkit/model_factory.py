@@ -246,13 +246,13 @@ def build_hf_cache(
     table = packaged["flow_lm"]["lookup_table"]
     kind = _tokenizer_kind(table["tokenizer"], table["tokenizer_path"])
     tokenizer = cached_tokenizer(cache, table["n_bins"], kind)
-    _place_in_hub(hub, table["tokenizer_path"], tokenizer)
+    place_in_hub(hub, table["tokenizer_path"], tokenizer)
     config = weightless_config(packaged, tokenizer, kind)
     weights = _cached_weights(cache, config, seed)
-    _place_in_hub(hub, packaged[_WEIGHT_KEYS[0] if voice_cloning else _WEIGHT_KEYS[1]], weights)
+    place_in_hub(hub, packaged[_WEIGHT_KEYS[0] if voice_cloning else _WEIGHT_KEYS[1]], weights)
     config["weights_path"] = str(weights)
     for name, state in _cached_voice_states(cache, config, voices, seed).items():
-        _place_in_hub(hub, get_predefined_voice(language, name), state)
+        place_in_hub(hub, get_predefined_voice(language, name), state)
     logger.info("Built a Hugging Face cache for %s in %s", language, hub)
 
 
@@ -509,7 +509,7 @@ def _cached_voice_states(
     return paths
 
 
-def _place_in_hub(hub: Path, hf_url: str, source: Path) -> Path:
+def place_in_hub(hub: Path, hf_url: str, source: Path) -> Path:
     """Copy `source` to where `hf_hub_download` looks for `hf://org/repo/file[@revision]`."""
     repo_id, filename, revision = _parse_hf_url(hf_url)
     repo_folder = hub / f"models--{repo_id.replace('/', '--')}"

@@ -287,7 +287,7 @@ def test_every_kind_of_voice_source_speaks_with_its_own_voice(
     (web / "b.wav").write_bytes(voices["b"].read_bytes())
     hf_home = tmp_path / "hf"
     alba_audio = write_voice_wav(tmp_path / "alba.wav", 2.0, seed=30)
-    mf._place_in_hub(hf_home / "hub", HUB_VOICE, alba_audio)
+    mf.place_in_hub(hf_home / "hub", HUB_VOICE, alba_audio)
     model = slim_model.load()
     state_file = tmp_path / "b.safetensors"
     export_model_state(model.get_state_for_audio_prompt(voices["b"]), state_file)
