@@ -50,7 +50,7 @@ import torch
 import yaml
 from pocket_tts import TTSModel
 
-from testkit.model_factory import place_in_hub, expected_frames
+from testkit.model_factory import expected_frames, place_in_hub
 
 from .peer_worker import SHERPA_FILES
 from .ptts_layout import ptts_config, ptts_weights, unsupported_parts
