@@ -26,6 +26,7 @@ from wyoming_pocket_tts.engine.onnx import cache as runtime
 from wyoming_pocket_tts.engine.onnx import quantize
 from wyoming_pocket_tts.engine.onnx.graphs import Graphs
 from wyoming_pocket_tts.engine.onnx.loop import GraphSpeech
+from wyoming_pocket_tts.engine.onnx.voice_arrays import read_state
 
 from .graph_build_reference import (
     TOLERANCE,
@@ -140,9 +141,9 @@ def test_the_loop_speaks_on_the_built_graphs_as_pocket_tts_and_the_export(
     assert reference.temp == 0
     expected = speak(reference, reference.get_state_for_audio_prompt(voice_file))
     ours = GraphSpeech(built, False, 1)
-    got = speak(ours, ours.voice_state(voice_file))
+    got = speak(ours, read_state(voice_file))
     theirs = GraphSpeech(exported, False, 1)
-    from_export = speak(theirs, theirs.voice_state(voice_file))
+    from_export = speak(theirs, read_state(voice_file))
     assert relative(got, expected) < LOOP_TOLERANCE
     assert relative(got, from_export) < LOOP_TOLERANCE
 
@@ -200,5 +201,5 @@ def test_the_int8_step_quantises_the_same_layers(
         assert _selected(ours) == _selected(theirs) != (0, 0), ours.name
     quantize.with_int8(built)
     fp32, int8 = GraphSpeech(built, False, 1), GraphSpeech(built, True, 1)
-    state = fp32.voice_state(voice_file)
+    state = read_state(voice_file)
     assert 0 < relative(speak(int8, state, frames=10), speak(fp32, state, frames=10)) < 0.03
