@@ -170,7 +170,7 @@ class Language:
     number_word: str
     """Said for "No." / "#" before a number."""
     units: dict[str, Noun]
-    """By symbol ("kWh", "°C", "%"); see engine.UNIT_ALIASES for the other spellings accepted."""
+    """By symbol ("kWh", "°C", "%"); see context.UNIT_ALIASES for the other spellings accepted."""
     currencies: dict[str, Currency]
     """By symbol or ISO code ("€", "EUR")."""
     money_both: str

@@ -1,7 +1,7 @@
 """Number words in context: agreement, plurals, decimals, times, days and fractions.
 
 `Words` turns parsed values into what is said, using num2words (through `Speller`) and the
-language's tables; `engine.Reader` finds the values in text and calls it.
+language's tables; `reader.Reader` finds the values in text and calls it.
 """
 
 from __future__ import annotations
