@@ -28,13 +28,9 @@ _HUB_MODULES = ("huggingface_hub.utils.tqdm", "huggingface_hub.utils._xet_progre
 
 _MB = 1_000_000
 
-_RUNNING: set[int] = set()
-"""The ids of the hub downloads running now (`HubDownloadLog` bars open)."""
-
-
 def downloading() -> bool:
     """A Hugging Face download runs now (one logged by `HubDownloadLog`)."""
-    return bool(_RUNNING)
+    return bool(HubDownloadLog.running)
 
 
 class _Nowhere(io.TextIOBase):
@@ -48,6 +44,8 @@ class HubDownloadLog(hub_tqdm):
     """A hub progress bar that logs: a line at the start, one per `interval`, one at the end."""
 
     interval: ClassVar[float] = PROGRESS_INTERVAL
+    running: ClassVar[set[int]] = set()
+    """The ids of the bars open now: the hub makes them, so the class is where they are known."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # tqdm's disable=None means "no terminal, no bar": log anyway. The hub still disables
@@ -57,7 +55,7 @@ class HubDownloadLog(hub_tqdm):
         self._started = self._last_log = time.monotonic()
         super().__init__(*args, **kwargs)
         self.file_name = _display_name(str(self.desc))
-        _RUNNING.add(id(self))
+        HubDownloadLog.running.add(id(self))
         if not self.disable:
             _LOGGER.info("Downloading %s: %s", self.file_name, _size(self.total))
 
@@ -83,8 +81,8 @@ class HubDownloadLog(hub_tqdm):
         """Xet's network rate: ignored (see `update_transfer`)."""
 
     def close(self) -> None:
-        if id(self) in _RUNNING:
-            _RUNNING.discard(id(self))
+        if id(self) in HubDownloadLog.running:
+            HubDownloadLog.running.discard(id(self))
             if not self.disable:
                 self._log_end()
         super().close()
