@@ -139,7 +139,9 @@ def main(argv: list[str]) -> None:
     def library() -> Any:
         from pocket_tts import TTSModel
 
-        return TTSModel.load_model(config=config)
+        from wyoming_pocket_tts.engine.model.runtime import TorchRuntime
+
+        return TorchRuntime(TTSModel.load_model(config=config), False)
 
     reference = "pocket-tts defaults (fp32)"
     for int8 in precisions:

@@ -36,7 +36,8 @@ import torch
 from torch.profiler import ProfilerActivity, record_function
 
 from wyoming_pocket_tts.audio.pcm import to_pcm16
-from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT, SAMPLES_PER_FRAME, empty_voice
+from wyoming_pocket_tts.engine.model.runtime import TorchRuntime
+from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT, SAMPLES_PER_FRAME
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
@@ -177,7 +178,7 @@ def _voice(model: TTSModel) -> dict:
     which requests with a cached voice never pay."""
     kept = _VOICES.get(id(model))
     if kept is None or kept[0] is not model:
-        kept = _VOICES[id(model)] = (model, empty_voice(model))
+        kept = _VOICES[id(model)] = (model, TorchRuntime(model, False).empty_state())
     return kept[1]
 
 

@@ -29,6 +29,7 @@ from pocket_tts.modules.attention import StreamingMultiheadAttention
 from testkit.model_factory import build_tiny_model
 from wyoming_pocket_tts.engine.model.equivalents import use_equivalents
 from wyoming_pocket_tts.engine.model.mimi_cache import UnfilledKVCache, skip_mimi_cache_fill
+from wyoming_pocket_tts.engine.model.runtime import TorchRuntime
 from wyoming_pocket_tts.engine.tuning.timing import SHORT_TEXT, interleaved, serve
 from wyoming_pocket_tts.host import set_torch_threads
 
@@ -107,7 +108,7 @@ def measure(size: str, runs: int, root: Path) -> dict[str, Any]:
     names = [(m, v) for m in models for v in VARIANTS]
     for model_name, variant in names:  # first-call costs, and each length prepared once
         _switch(models[model_name], VARIANTS[variant])
-        serve(models[model_name], SHORT_TEXT, 1)
+        serve(TorchRuntime(models[model_name], False), SHORT_TEXT, 1)
     loads = [os.getloadavg()[0]]
     for order in interleaved(names, runs):
         for model_name, variant in order:
@@ -116,7 +117,7 @@ def measure(size: str, runs: int, root: Path) -> dict[str, Any]:
             for _ in range(FIRST_AUDIO_RUNS):
                 started = time.process_time()
                 with state_builds_timed() as builds:
-                    seconds, _ = serve(model, SHORT_TEXT, 1)
+                    seconds, _ = serve(TorchRuntime(model, False), SHORT_TEXT, 1)
                 first.setdefault((model_name, variant), []).append(seconds)
                 cpu.setdefault((model_name, variant), []).append(time.process_time() - started)
                 build.setdefault((model_name, variant), []).extend(builds)

@@ -24,6 +24,7 @@ import numpy as np
 from wyoming_pocket_tts.engine.onnx.lean import LeanModel
 from wyoming_pocket_tts.engine.onnx.plan import frame_budget, slot_budget
 from wyoming_pocket_tts.engine.onnx.voice_arrays import lm_caches
+from wyoming_pocket_tts.engine.runtime import RuntimeKind
 from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT
 from wyoming_pocket_tts.settings import ModelSettings
 
@@ -76,7 +77,7 @@ def summarise(events: list[dict[str, Any]], skip: int, slots: int | None) -> dic
 
 def profile(folder: Path, int8: bool, frames: int = 30) -> dict[str, Any]:
     """The LM's and Mimi's per-run profile over `frames` frames after `LONG_TEXT`'s prompt."""
-    settings = ModelSettings(model=None, config=None, runtime="onnx")
+    settings = ModelSettings(model=None, config=None, runtime=RuntimeKind.ONNX)
     model = LeanModel(folder, settings, int8, 1)
     with tempfile.TemporaryDirectory() as scratch:
         model.lm.session = _profiled(model.graphs.lm(int8), f"{scratch}/lm")

@@ -36,10 +36,12 @@ from pocket_tts.modules.stateful_module import increment_steps, init_states
 
 from testkit.model_factory import build_tiny_model
 from wyoming_pocket_tts.engine.model.equivalents import use_equivalents
+from wyoming_pocket_tts.engine.model.runtime import TorchRuntime
 from wyoming_pocket_tts.engine.onnx.attention import use_exportable_attention
 from wyoming_pocket_tts.engine.onnx.lean import LeanModel
 from wyoming_pocket_tts.engine.onnx.plan import frame_budget, slot_budget
 from wyoming_pocket_tts.engine.onnx.voice_arrays import lm_caches
+from wyoming_pocket_tts.engine.runtime import RuntimeKind
 from wyoming_pocket_tts.engine.tuning.timing import (
     LONG_TEXT,
     SAMPLES_PER_FRAME,
@@ -105,6 +107,8 @@ class TorchSide:
 
     def __init__(self, model: TTSModel) -> None:
         self.model = model
+        self.runtime = TorchRuntime(model, False)
+        """The model behind the engine's seam (`serve` speaks through it)."""
 
     def lm_step(self) -> Callable[[], None]:
         model = self.model
@@ -140,7 +144,7 @@ class LeanSide:
     """The server's `--runtime onnx` model on cached graphs (`LeanModel`): the graphs' own loop."""
 
     def __init__(self, model: LeanModel) -> None:
-        self.model = model
+        self.model = self.runtime = model
 
     def _noise(self) -> np.ndarray:
         """One LM call's noise, drawn as the loop draws it (none at the test models' 0)."""
@@ -218,9 +222,9 @@ def _median_call(step: Callable[[], None], count: int) -> float:
 
 def time_side(side: Side, latent: torch.Tensor) -> dict[str, float]:
     """One round of one configuration: every figure in seconds."""
-    first_audio, _ = serve(side.model, SHORT_TEXT, 1)
+    first_audio, _ = serve(side.runtime, SHORT_TEXT, 1)
     cpu = time.process_time()
-    _, rtf = serve(side.model, LONG_TEXT, FRAMES)
+    _, rtf = serve(side.runtime, LONG_TEXT, FRAMES)
     cpu_per_frame = (time.process_time() - cpu) / FRAMES
     return {
         "first_audio": first_audio,
@@ -312,7 +316,7 @@ def measure(size: str, runs: int, root: Path) -> dict[str, Any]:
     ao, ao_note = torchao_copy(fp32)
     if ao is not None:
         torch_models["torchao int8"] = ao
-    settings = ModelSettings(model=None, config=str(files.config_path), runtime="onnx")
+    settings = ModelSettings(model=None, config=str(files.config_path), runtime=RuntimeKind.ONNX)
     sides: dict[tuple[str, int], Side] = {}
     for threads in THREADS:
         for name, model in torch_models.items():
@@ -330,7 +334,7 @@ def measure(size: str, runs: int, root: Path) -> dict[str, Any]:
     latent = outputs[:, :1]
     for (_, threads), side in sides.items():  # first-call costs, kept out
         set_torch_threads(threads)
-        serve(side.model, SHORT_TEXT, 1)
+        serve(side.runtime, SHORT_TEXT, 1)
     rounds: dict[str, list[dict[str, float]]] = {label(*key): [] for key in sides}
     loads = [os.getloadavg()[0]]
     keys = list(sides)

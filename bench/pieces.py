@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from testkit.model_factory import build_tiny_model, write_voice_wav
 from wyoming_pocket_tts.engine.chunking import MAX_PIECE_TOKENS, chunks
+from wyoming_pocket_tts.engine.model.runtime import TorchRuntime
 from wyoming_pocket_tts.engine.tuning.timing import SAMPLES_PER_FRAME, interleaved
 from wyoming_pocket_tts.text.sentences import SentenceSplitter
 
@@ -86,7 +87,7 @@ def measure(size: str, rounds: int, root: Path) -> dict[str, Any]:
     state = model.get_state_for_audio_prompt(write_voice_wav(root / "voice.wav", 10.0, seed=1))
     sides = {
         "groups": groups(model, TEXT),
-        "sentences": [p for s in sentences(TEXT) for p in chunks(model, s)],
+        "sentences": [p for s in sentences(TEXT) for p in chunks(TorchRuntime(model, False), s)],
     }
     times: dict[str, list[list[float]]] = {side: [] for side in sides}
     speak(model, state, [SENTENCE])  # first-call costs, paid by neither side

@@ -26,6 +26,7 @@ from .flags import (
     voice_spec,
 )
 from .settings import (
+    AUTO,
     MAX_SILENCE_MS,
     MAX_SPEED,
     MAX_TORCH_THREADS,
@@ -220,7 +221,7 @@ def build_parser(
     parser.add_argument(
         "--runtime",
         choices=RUNTIMES,
-        default=_MODEL.runtime,
+        default=AUTO,
         help="what runs each 80 ms frame (default: %(default)s). auto: ONNX Runtime graphs "
         "exported on this "
         "host at the first start, in the background while torch serves (a minute or more of CPU; "

@@ -28,6 +28,7 @@ _HUB_MODULES = ("huggingface_hub.utils.tqdm", "huggingface_hub.utils._xet_progre
 
 _MB = 1_000_000
 
+
 def downloading() -> bool:
     """A Hugging Face download runs now (one logged by `HubDownloadLog`)."""
     return bool(HubDownloadLog.running)

@@ -7,6 +7,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .engine.runtime import RuntimeKind
+
 SAMPLE_RATE = 24000
 """Pocket-TTS's Mimi codec always produces 24 kHz mono audio."""
 SAMPLE_WIDTH = 2
@@ -50,9 +52,10 @@ class VoiceSpec:
     """Speaking rate of this voice (0.5-2.0); None: the server's `SpeechSettings.speed`."""
 
 
-RUNTIMES = ("torch", "onnx", "auto")
-"""What `--runtime` accepts: pocket-tts's torch modules, each frame as ONNX graphs, or the one
-this host's measurement chooses."""
+AUTO = "auto"
+"""`--runtime auto`: the runtime this host's measurement chooses (`ModelSettings.runtime` None)."""
+RUNTIMES = (*(kind.value for kind in RuntimeKind), AUTO)
+"""What `--runtime` accepts: a runtime's kind (`engine.runtime.RuntimeKind`), or `auto`."""
 
 
 @dataclass(frozen=True)
@@ -69,12 +72,16 @@ class ModelSettings:
     best (`engine.tuning`)."""
     threads: int | None = None
     """Torch intra-op threads for generation; None: measured with `quantize` auto, else 1."""
-    runtime: str = "auto"
-    """What runs each frame: `torch` (pocket-tts's modules), `onnx` (ONNX Runtime graphs
-    exported on this host, `engine.onnx`; torch if that fails) or `auto` (the graphs once
-    exported, if torch is not faster here: `engine.tuning`)."""
+    runtime: RuntimeKind | None = None
+    """What runs each frame (`engine.runtime.RuntimeKind`; given as its word, or `auto`);
+    None: `auto`, the graphs once made, if torch is not faster here (`engine.tuning`)."""
     code: str = "en"
     """Language code its voices are advertised with, and requests routed by (unique)."""
+
+    def __post_init__(self) -> None:
+        if type(self.runtime) is str:  # a kind is kept as it is
+            word = self.runtime  # `--runtime`'s word, as the CLI and the add-on give it
+            object.__setattr__(self, "runtime", None if word == AUTO else RuntimeKind(word))
 
     @property
     def label(self) -> str:

@@ -30,6 +30,7 @@ from wyoming_pocket_tts.addon import OptionsError, options_to_argv, prepare_voic
 from wyoming_pocket_tts.addon_repair import settle_options
 from wyoming_pocket_tts.cli import build_parser, parse_settings
 from wyoming_pocket_tts.cli_checks import HTTP_TOKEN_ENV
+from wyoming_pocket_tts.engine.runtime import RuntimeKind
 from wyoming_pocket_tts.pocket import builtin_models
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -364,12 +365,14 @@ def test_quantize_option_maps_to_the_flag(
 @pytest.mark.parametrize(
     ("value", "flags", "runtime"),
     [
-        ("torch", ["--runtime", "torch"], "torch"),
-        ("onnx", ["--runtime", "onnx"], "onnx"),
-        ("auto", [], "auto"),
+        ("torch", ["--runtime", "torch"], RuntimeKind.TORCH),
+        ("onnx", ["--runtime", "onnx"], RuntimeKind.ONNX),
+        ("auto", [], None),
     ],
 )
-def test_runtime_option_maps_to_the_flag(value: str, flags: list[str], runtime: str) -> None:
+def test_runtime_option_maps_to_the_flag(
+    value: str, flags: list[str], runtime: RuntimeKind | None
+) -> None:
     argv = options_to_argv({"runtime": value})
     assert argv == flags
     assert parse_settings(argv).engine.default_model.runtime == runtime

@@ -132,7 +132,7 @@ def test_every_loaded_model_gets_the_equivalents(
             runtime="torch", model=None, config=str(lsd_model.config_path), quantize=quantize
         )
         with short_timing(3, rounds=1):
-            model, _ = load_tuned_model(settings, tmp_path)
+            model = load_tuned_model(settings, tmp_path)[0].model
         assert isinstance(model.flow_lm.flow_net.time_embed[0], RememberedTimeEmbedding)
         assert any(isinstance(m, MatmulConvTranspose1d) for m in model.mimi.modules())
     assert caplog.text.count("time embeddings kept, small transposed convolutions") == 2

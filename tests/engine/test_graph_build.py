@@ -26,7 +26,7 @@ from wyoming_pocket_tts.engine.onnx import cache as runtime
 from wyoming_pocket_tts.engine.onnx import quantize
 from wyoming_pocket_tts.engine.onnx.graphs import Graphs
 from wyoming_pocket_tts.engine.onnx.loop import GraphSpeech
-from wyoming_pocket_tts.engine.onnx.voice_arrays import read_state
+from wyoming_pocket_tts.engine.voice_states.state_file import read_state
 
 from .graph_build_reference import (
     TOLERANCE,

@@ -20,8 +20,9 @@ from pocket_tts import TTSModel
 from testkit.model_factory import TinyModel
 from testkit.support import short_timing
 from wyoming_pocket_tts.engine.model import int8 as speedups
+from wyoming_pocket_tts.engine.model.runtime import TorchRuntime
 from wyoming_pocket_tts.engine.tuning import tuned as tuning
-from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT, empty_voice
+from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT
 from wyoming_pocket_tts.engine.tuning.tuned import load_tuned_model
 from wyoming_pocket_tts.settings import ModelSettings
 
@@ -40,7 +41,7 @@ and which step a value lands on depends on the CPU's kernels). Measured: 1.5e-5 
 def speak(model: TTSModel, voice: dict | None = None) -> np.ndarray:
     """`FRAMES` frames of `LONG_TEXT` with `voice` (an empty one if None), then stop."""
     stop, pieces, samples = threading.Event(), [], 0
-    voice = empty_voice(model) if voice is None else voice
+    voice = TorchRuntime(model, False).empty_state() if voice is None else voice
     stream = model.generate_audio_stream(voice, LONG_TEXT, stop=stop)
     for audio in stream:
         pieces.append(audio.numpy().copy())
@@ -86,7 +87,7 @@ def test_int8_settings_load_with_the_int8_mimi_decoder(
         )
         with short_timing(3, rounds=1):
             model, result = load_tuned_model(settings, tmp_path)
-        assert speedups.is_mimi_decoder_int8(model) is quantize
+        assert speedups.is_mimi_decoder_int8(model.model) is quantize
         assert ("Mimi's decoder int8" in result.reason) is quantize
 
 
@@ -105,7 +106,7 @@ def test_without_an_int8_engine_the_decoder_stays_fp32(
     monkeypatch.setattr(tuning, "usable_cores", lambda: 1)
     with short_timing(3, rounds=1):
         model, result = load_tuned_model(settings, tmp_path)
-    assert not speedups.is_mimi_decoder_int8(model)
+    assert not speedups.is_mimi_decoder_int8(model.model)
     assert "no int8 engine" in caplog.text
     if result.settings.quantize:  # the speed line says which decoder runs
         assert "Mimi's decoder fp32" in result.reason

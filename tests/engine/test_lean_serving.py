@@ -31,6 +31,7 @@ from testkit.zygote import FORK_ENV
 from tests.conftest import model_args
 from tests.studio_support import has_chromium, page_unchecked, status_model_row
 from wyoming_pocket_tts.engine.chunking import chunks
+from wyoming_pocket_tts.engine.model.runtime import TorchRuntime
 from wyoming_pocket_tts.engine.onnx import cache as runtime
 from wyoming_pocket_tts.engine.onnx.lean import LeanModel
 from wyoming_pocket_tts.settings import ModelSettings
@@ -358,7 +359,7 @@ def test_the_graphs_cut_a_text_as_pocket_tts_does(slim_model: TinyModel, cached:
     with no punctuation cut between words (and one word longer than a piece, between letters)."""
     settings = ModelSettings(model=None, config=str(slim_model.config_path), runtime="onnx")
     lean = LeanModel(runtime.graph_folder(cached, settings), settings, False, 1)
-    model = slim_model.load()
+    model = TorchRuntime(slim_model.load(), False)
     texts = [
         TEXT,
         "hi",

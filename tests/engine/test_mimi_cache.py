@@ -22,7 +22,8 @@ from pocket_tts.modules.stateful_module import init_states
 from testkit.model_factory import TinyModel
 from testkit.support import short_timing
 from wyoming_pocket_tts.engine.model.mimi_cache import UnfilledKVCache, skip_mimi_cache_fill
-from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT, SHORT_TEXT, empty_voice
+from wyoming_pocket_tts.engine.model.runtime import TorchRuntime
+from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT, SHORT_TEXT
 from wyoming_pocket_tts.engine.tuning.tuned import load_tuned_model
 from wyoming_pocket_tts.settings import ModelSettings
 
@@ -44,7 +45,7 @@ def models(request: pytest.FixtureRequest, endless_model: TinyModel) -> tuple[TT
         model=None, runtime="torch", config=str(endless_model.config_path), quantize=request.param
     )
     with short_timing(2):
-        served, _ = load_tuned_model(settings, None)
+        served = load_tuned_model(settings, None)[0].model
     assert all(type(m) is UnfilledKVCache for m in _attention(served.mimi))
     reference = copy.deepcopy(served)
     for layer in _attention(reference.mimi):
@@ -118,7 +119,7 @@ def test_requests_in_a_row_and_interleaved_share_no_state(
     requests = [
         (states["a"], SHORT_TEXT),
         (states["b"], SHORT_TEXT),
-        (empty_voice(reference), LONG_TEXT),
+        (TorchRuntime(reference, False).empty_state(), LONG_TEXT),
     ]
     alone = [_alone(reference, voice, text) for voice, text in requests]
     assert not np.array_equal(alone[0][:1920], alone[1][:1920])
@@ -147,7 +148,7 @@ def test_every_model_the_server_loads_skips_the_fill(
     )
     for _ in range(2):  # measured, then from the saved decision
         with short_timing(2, rounds=1):
-            model, _ = load_tuned_model(settings, tmp_path)
+            model = load_tuned_model(settings, tmp_path)[0].model
         layers = _attention(model.mimi)
         assert layers and all(type(m) is UnfilledKVCache for m in layers)
         assert all(type(m) is StreamingMultiheadAttention for m in _attention(model.flow_lm))

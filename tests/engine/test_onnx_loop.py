@@ -34,14 +34,10 @@ from testkit.model_factory import SAMPLES_PER_FRAME, TinyModel, cached_tokenizer
 from wyoming_pocket_tts.engine.onnx.graphs import Graphs
 from wyoming_pocket_tts.engine.onnx.loop import GraphSpeech, numpy_noise
 from wyoming_pocket_tts.engine.onnx.text_prompt import Tokenizer, split_into_best_sentences
-from wyoming_pocket_tts.engine.onnx.voice_arrays import (
-    LM_SLOTS,
-    CacheFull,
-    read_state,
-    write_state,
-)
-from wyoming_pocket_tts.engine.speech import generation, samples
+from wyoming_pocket_tts.engine.onnx.voice_arrays import LM_SLOTS, CacheFull
+from wyoming_pocket_tts.engine.runtime import generation, samples
 from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT
+from wyoming_pocket_tts.engine.voice_states.state_file import read_state, write_state
 
 pytestmark = [pytest.mark.usefixtures("one_torch_thread"), pytest.mark.timeout(300)]
 
@@ -386,8 +382,8 @@ def test_the_loop_runs_without_torch_or_pocket_tts(
         "import numpy as np\n"
         "from wyoming_pocket_tts.engine.onnx.graphs import Graphs\n"
         "from wyoming_pocket_tts.engine.onnx.loop import GraphSpeech\n"
-        "from wyoming_pocket_tts.engine.onnx.voice_arrays import read_state\n"
-        "from wyoming_pocket_tts.engine.speech import generation\n"
+        "from wyoming_pocket_tts.engine.voice_states.state_file import read_state\n"
+        "from wyoming_pocket_tts.engine.runtime import generation\n"
         f"model = GraphSpeech(Graphs.read(Path({str(graphs)!r})), False, 1)\n"
         f"state = read_state(Path({str(voice_file)!r}))\n"
         f"with generation(model, state, {LONG_TEXT!r}) as stream:\n"

@@ -28,7 +28,8 @@ from tests.engine.test_onnx_loop import (
 from wyoming_pocket_tts.engine.onnx import loop
 from wyoming_pocket_tts.engine.onnx.loop import GraphSpeech
 from wyoming_pocket_tts.engine.onnx.plan import frame_budget, grown_slots, slot_budget
-from wyoming_pocket_tts.engine.onnx.voice_arrays import lm_caches, offset_of, read_state
+from wyoming_pocket_tts.engine.onnx.voice_arrays import lm_caches, offset_of
+from wyoming_pocket_tts.engine.voice_states.state_file import read_state
 
 pytestmark = [pytest.mark.usefixtures("one_torch_thread"), pytest.mark.timeout(600)]
 

@@ -49,19 +49,20 @@ from wyoming_pocket_tts.engine.model.int8 import (
     is_mimi_decoder_int8,
     quantize_mimi_decoder,
 )
+from wyoming_pocket_tts.engine.model.runtime import TorchRuntime
 from wyoming_pocket_tts.engine.onnx import background as graph_export
 from wyoming_pocket_tts.engine.onnx import cache as runtime
 from wyoming_pocket_tts.engine.onnx import child as export_process
 from wyoming_pocket_tts.engine.onnx.lean import LeanModel
 from wyoming_pocket_tts.engine.onnx.runners import LMRunner
-from wyoming_pocket_tts.engine.speech import samples
+from wyoming_pocket_tts.engine.runtime import samples
 from wyoming_pocket_tts.engine.tuning import comparison
-from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT, Speed, empty_voice
+from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT, Speed
 from wyoming_pocket_tts.http.studio import StudioSettings
 from wyoming_pocket_tts.settings import ModelSettings
 
 if TYPE_CHECKING:
-    from wyoming_pocket_tts.engine.speech import Model
+    from wyoming_pocket_tts.engine.runtime import Runtime
 
 pytestmark = [pytest.mark.usefixtures("one_torch_thread"), pytest.mark.timeout(480)]
 """The first test pays the module's export (`first_start`): 35 s here with other runs beside."""
@@ -239,11 +240,11 @@ def lean(exported: Path, settings: ModelSettings, int8: bool) -> LeanModel:
     return LeanModel(runtime.graph_folder(exported, settings), settings, int8, 1)
 
 
-def speak(model: Model, state: dict, frames: int = FRAMES) -> np.ndarray:
+def speak(model: Runtime, state: dict, frames: int = FRAMES) -> np.ndarray:
     """`model`'s own streamed generation of `LONG_TEXT`, stopped after `frames` frames."""
     stop = threading.Event()
     audio: list[np.ndarray] = []
-    for chunk in model.generate_audio_stream(state, LONG_TEXT, stop=stop):
+    for chunk in model.stream(state, LONG_TEXT, stop):
         audio.append(samples(chunk))
         if sum(a.size for a in audio) >= frames * 1920:
             stop.set()
@@ -262,13 +263,13 @@ def test_int8_graphs_change_the_audio_less_than_torch_int8_does(
     """The int8 graphs' audio (the graphs' own loop) against torch fp32 is within `INT8_SHARE`
     of torch's own int8 change (a reference computed on this host), and farther from torch's
     fp32 audio than fp32 graphs are (`FP32_TOLERANCE`): they are int8."""
-    reference = endless_model.load()
-    expected = speak(reference, empty_voice(reference))
+    reference = TorchRuntime(endless_model.load(), False)
+    expected = speak(reference, reference.empty_state())
     graphs = lean(exported, settings, True)
-    difference = relative(speak(graphs, empty_voice(graphs)), expected)
-    torch_int8 = endless_model.load(quantize=True)
-    assert quantize_mimi_decoder(torch_int8)
-    own_change = relative(speak(torch_int8, empty_voice(torch_int8)), expected)
+    difference = relative(speak(graphs, graphs.empty_state()), expected)
+    torch_int8 = TorchRuntime(endless_model.load(quantize=True), True)
+    assert quantize_mimi_decoder(torch_int8.model)
+    own_change = relative(speak(torch_int8, torch_int8.empty_state()), expected)
     assert FP32_TOLERANCE < difference < INT8_SHARE * own_change, (difference, own_change)
 
 
@@ -567,7 +568,7 @@ def test_auto_times_the_graphs_against_torch_when_idle_and_the_next_start_keeps_
     the rule itself is tests/units/test_tuning_rule.py's."""
     real = comparison.time_serving
 
-    def injected(model: Model, *args: object, **kwargs: object) -> Speed:
+    def injected(model: Runtime, *args: object, **kwargs: object) -> Speed:
         real(model, *args, **kwargs)  # type: ignore[arg-type]
         if not isinstance(model, LeanModel):
             return Speed(0.2, 5.0)
@@ -622,7 +623,7 @@ def test_auto_times_the_graphs_at_the_precision_torch_chose_and_keeps_them(
         pytest.skip(f"no int8 in this torch: {int8_unavailable()}")
     real = comparison.time_serving
 
-    def injected(model: Model, *args: object, **kwargs: object) -> Speed:
+    def injected(model: Runtime, *args: object, **kwargs: object) -> Speed:
         real(model, *args, **kwargs)  # type: ignore[arg-type]
         if isinstance(model, LeanModel):
             return Speed(0.1, 5.0)

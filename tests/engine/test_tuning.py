@@ -25,6 +25,7 @@ from testkit.support import ServerProcess, running_server, short_timing, synthes
 from tests.conftest import model_args
 from wyoming_pocket_tts.cli import parse_settings
 from wyoming_pocket_tts.engine.chunking import chunks
+from wyoming_pocket_tts.engine.runtime import RuntimeKind
 from wyoming_pocket_tts.engine.tuning import decisions, timing
 from wyoming_pocket_tts.engine.tuning import tuned as tuning
 from wyoming_pocket_tts.engine.tuning.rule import Choice, Config
@@ -396,7 +397,7 @@ def test_a_runtime_decision_is_saved_apart_and_older_files_read_as_torch(tmp_pat
     assert store.path_for(torch_key) != store.path_for(auto_key)
     assert auto_key["quantize"] == "None" and "onnxruntime" in auto_key
     figures = {"int8 x1": Speed(0.2, 3.0), "onnx fp32 x1": Speed(0.1, 3.0)}
-    graphs = Config(1, False, onnx=True)
+    graphs = Config(1, False, RuntimeKind.ONNX)
     store.write(auto_key, Choice(graphs, "", 0.5, 0.1), figures)
     saved = store.read(auto_key)
     assert saved is not None and saved["onnx"] is True and saved["quantize"] is False

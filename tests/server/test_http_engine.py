@@ -31,6 +31,7 @@ from testkit.support import (
 from tests.conftest import model_args
 from tests.http_support import client, timed_speech
 from wyoming_pocket_tts.engine.chunking import chunks
+from wyoming_pocket_tts.engine.model.runtime import TorchRuntime
 from wyoming_pocket_tts.server import TtsServer
 
 from .test_http import http_run
@@ -126,7 +127,8 @@ def test_a_client_that_disconnects_stops_its_generation(
 def test_a_wyoming_announcement_during_a_long_http_answer_waits_about_one_piece(
     endless_model: TinyModel, voices: dict[str, Path]
 ) -> None:
-    first_piece = chunks(endless_model.load(), LONG_TEXT)[0]  # what the engine speaks at once
+    # what the engine speaks at once
+    first_piece = chunks(TorchRuntime(endless_model.load(), False), LONG_TEXT)[0]
 
     async def scenario(server: TtsServer, port: int) -> tuple[float, float, float]:
         wyoming_port = server.port or 0
@@ -149,7 +151,8 @@ def test_a_wyoming_announcement_during_a_long_http_answer_waits_about_one_piece(
 def test_an_http_request_during_a_long_wyoming_answer_waits_about_one_piece(
     endless_model: TinyModel, voices: dict[str, Path]
 ) -> None:
-    first_piece = chunks(endless_model.load(), LONG_TEXT)[0]  # what the engine speaks at once
+    # what the engine speaks at once
+    first_piece = chunks(TorchRuntime(endless_model.load(), False), LONG_TEXT)[0]
 
     async def scenario(server: TtsServer, port: int) -> tuple[float, float, float]:
         wyoming_port = server.port or 0

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from wyoming_pocket_tts.engine.runtime import RuntimeKind
 from wyoming_pocket_tts.engine.tuning.rule import (
     MIN_MARGIN,
     REAL_TIME,
@@ -111,16 +112,17 @@ def test_one_configuration_is_chosen_as_it_is(config: Config) -> None:
 def test_configurations_order_simplest_first() -> None:
     assert sorted([INT8_2, FP32_2, INT8_1, FP32_1]) == [FP32_1, INT8_1, FP32_2, INT8_2]
     assert [c.label for c in (FP32_1, INT8_2)] == ["fp32 x1", "int8 x2"]
-    graphs = Config(1, False, onnx=True)
+    graphs = Config(1, False, runtime=RuntimeKind.ONNX)
     assert sorted([INT8_2, graphs, FP32_1]) == [graphs, FP32_1, INT8_2]
-    assert sorted([INT8_1, Config(1, True, onnx=True)]) == [Config(1, True, onnx=True), INT8_1]
+    int8_graphs = Config(1, True, runtime=RuntimeKind.ONNX)
+    assert sorted([INT8_1, int8_graphs]) == [int8_graphs, INT8_1]
     assert graphs.label == "onnx fp32 x1"
 
 
 def test_on_equal_figures_the_graphs_stay_the_baseline_over_torch() -> None:
     """`--runtime auto`: at the same speed the graphs serve (a third of the memory, no torch at
     the next start); torch replaces them only by winning beyond the noise."""
-    graphs = Config(1, True, onnx=True)
+    graphs = Config(1, True, runtime=RuntimeKind.ONNX)
     times = {graphs: rounds((0.1, 3.0), (0.1, 3.0)), INT8_1: rounds((0.1, 3.0), (0.1, 3.0))}
     assert choose(times).config == graphs
     times[INT8_1] = rounds((0.05, 3.0), (0.05, 3.0))

@@ -8,8 +8,9 @@ Rooms:
   torch (the export's folder; not wired into the cache yet).
 - `onnx/`: the ONNX Runtime runtime: graphs exported from pocket-tts's own modules, cached, and
   run by a loop of our own without torch.
-- `model/`: pocket-tts's model as we load and change it (the torch runtime).
+- `model/`: pocket-tts's model as we load and change it, behind the seam (the torch runtime).
 - `voice_states/`: voice states made, cached in memory and on disk, and their loudness.
-Modules: `speech.py`, the seam (what a runtime must provide to speak a piece); `chunking.py`,
-a piece bounded to what the engine speaks at once; `child_process.py`, work that needs torch
-run in a child process. Circles between rooms are refused by `script/layout.py`."""
+Modules: `runtime.py`, the seam (what a runtime must provide, and the runtimes' kinds: a new
+runtime is a room and a `RuntimeKind` member); `chunking.py`, a piece bounded to what the engine
+speaks at once; `child_process.py`, work that needs torch run in a child process. Circles
+between rooms are refused by `script/layout.py`."""

@@ -2,72 +2,43 @@
 
 Pieces reach the engine already one sentence each (`intake` splits every text once, with
 `text.sentences`); the engine can only switch to another request between pieces. A sentence is
-cut here the way `generate_audio_stream` cuts a text (at most 50 tokens, at `,;:`; pocket-tts's
-own code on torch, its copy in `onnx.text_prompt` on the graphs alone), and text with no
-punctuation to cut at, which could hold the engine for minutes as one piece, is cut again
-between words (and a single word longer than that, between characters). Tuning times its
-generations through the same cut.
+cut here the way `generate_audio_stream` cuts a text (at most 50 tokens, at `,;:`: each
+runtime's own cut, `Runtime.pieces`), and text with no punctuation to cut at, which could hold
+the engine for minutes as one piece, is cut again between words (and a single word longer than
+that, between characters). Tuning times its generations through the same cut.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING
 
-from .onnx.lean import LeanModel
-from .onnx.text_prompt import counted_chunks
-
-if TYPE_CHECKING:
-    from pocket_tts import TTSModel
-
-    from .speech import Model
+from .runtime import Runtime
 
 MAX_PIECE_TOKENS = 50
 """Longest piece the engine speaks at once: pocket-tts's own chunk size (`MAX_TOKEN_PER_CHUNK`),
 a long sentence or about 4 s of speech."""
 
 
-def chunks(model: Model, sentence: str) -> list[str]:
-    """`sentence` cut the way `generate_audio_stream` cuts a text (at most 50 tokens), and any
-    longer piece (no punctuation to cut at) cut again between words."""
-    cut: list[tuple[int | None, str]]
+def chunks(runtime: Runtime, sentence: str) -> list[str]:
+    """`sentence` cut the way `generate_audio_stream` cuts a text (at most 50 tokens, the
+    runtime's own cut), and any longer piece (no punctuation to cut at) cut again between
+    words."""
     try:
-        if isinstance(model, LeanModel):
-            tokenizer, size = model.tokenizer, _size_of(model.tokenizer.encode)
-            cut = list(counted_chunks(tokenizer, sentence, MAX_PIECE_TOKENS, model.settings.text))
-        else:
-            cut, size = _pocket_chunks(model, sentence)
+        cut = runtime.pieces(sentence, MAX_PIECE_TOKENS)
     except ValueError:  # nothing left to say once pocket-tts has prepared it
         return []
+    size = _size_of(runtime.token_count)
     return [piece for count, chunk in cut for piece in _between_words(size, chunk, count)]
-
-
-def _pocket_chunks(model: TTSModel, sentence: str) -> tuple[list[tuple[int | None, str]], Size]:
-    """pocket-tts's own cut, with its tokenizer (torch); its chunks' tokens are not told."""
-    from pocket_tts.models.text_chunking import split_into_best_sentences
-
-    tokenizer = model.flow_lm.conditioner.tokenizer
-    chunks = split_into_best_sentences(
-        tokenizer,
-        sentence,
-        MAX_PIECE_TOKENS,
-        model.pad_with_spaces_for_short_inputs,
-        remove_semicolons=model.remove_semicolons,
-        append_terminal_punctuation=model.append_terminal_punctuation,
-        capitalize_first_letter=model.capitalize_first_letter,
-        replace_characters=model.replace_characters,
-    )
-    return [(None, chunk) for chunk in chunks], _size_of(lambda text: tokenizer(text)[0].tolist())
 
 
 Size = Callable[[list[str]], int]
 """Tokens in some words joined by spaces."""
 
 
-def _size_of(encode: Callable[[str], list[int]]) -> Size:
+def _size_of(count: Callable[[str], int]) -> Size:
     def size(words: list[str]) -> int:
-        return len(encode(" ".join(words)))
+        return count(" ".join(words))
 
     return size
 

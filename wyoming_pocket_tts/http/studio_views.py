@@ -129,7 +129,8 @@ def status_view(service: Service) -> dict[str, Any]:
 def _without_torch(tuning: Tuning) -> str | None:
     """When the model serves with no torch in the process: "now" (on its cached graphs),
     "next start" (its graphs are ready or being prepared, torch is still here), or None."""
-    if tuning.settings.runtime == "onnx":
+    runtime = tuning.settings.runtime
+    if runtime is not None and runtime.without_torch:
         return "now" if "torch" not in sys.modules else "next start"
     if tuning.export is not None and tuning.runtimes is None:  # `auto` decides later
         return "next start"

@@ -30,11 +30,6 @@ class VoiceCloningUnavailable(RuntimeError):
         super().__init__(REASON)
 
 
-def can_clone(model: object) -> bool:
-    """False when pocket-tts fell back to the weights without voice cloning."""
-    return bool(getattr(model, "has_voice_cloning", True))
-
-
 def why_not() -> str:
     """The likely reason the gated weights were not loaded, from the Hugging Face settings."""
     from huggingface_hub import constants, get_token
@@ -49,10 +44,10 @@ def why_not() -> str:
     return "; ".join(causes)
 
 
-def report_voice_cloning(model: object, failures: LoadFailures, language: str) -> None:
-    """Log once a model is loaded whether it can clone voices; if not, mark the audio voices of
-    its language unavailable."""
-    if can_clone(model):
+def report_voice_cloning(can_clone: bool, failures: LoadFailures, language: str) -> None:
+    """Log once a model is loaded whether it can clone voices (`Runtime.can_clone`); if not,
+    mark the audio voices of its language unavailable."""
+    if can_clone:
         _LOGGER.info("Voice cloning (%s): available", language)
         return
     _LOGGER.info(

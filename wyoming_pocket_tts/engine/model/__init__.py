@@ -1,4 +1,5 @@
-"""pocket-tts's model as the server loads it: the torch runtime.
+"""pocket-tts's model as the server loads it: the torch runtime, behind the seam as
+`runtime.TorchRuntime` (voice prompts read by `prompt_audio.py`).
 
 Everything we change in pocket-tts's modules lives in this room, each given at load:
 - `equivalents.py`: the flow head's time embeddings kept (a constant per frame), Mimi's first

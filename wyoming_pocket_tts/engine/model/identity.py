@@ -11,6 +11,7 @@ import yaml
 
 from ...pocket import package_dir
 from ...settings import ModelSettings
+from ..runtime import RuntimeKind
 
 _WEIGHT_KEYS = ("weights_path", "weights_path_without_voice_cloning")
 
@@ -22,7 +23,7 @@ def model_identity(settings: ModelSettings) -> str:
     if settings.quantize is None:
         raise ValueError("model_identity needs the resolved quantisation, not auto")
     precision = f"q={settings.quantize}"
-    if settings.quantize and settings.runtime == "onnx":
+    if settings.quantize and settings.runtime is RuntimeKind.ONNX:
         precision += " onnx"
     digest = hashlib.sha256(f"pocket-tts {version('pocket-tts')} {precision}".encode())
     config = settings.config or str(_configs() / f"{settings.model}.yaml")

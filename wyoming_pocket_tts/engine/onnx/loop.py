@@ -102,9 +102,18 @@ class GraphSpeech:
         for index, chunk in enumerate(chunks):
             if stop.is_set():
                 break
-            text, guess = prepare_text_prompt(chunk, settings.text)
-            after = frames_after_eos(settings.frames_after_eos, guess)
-            yield from self._short_text(model_state, text, after, stop, first=index == 0)
+            yield from self.stream(model_state, chunk, stop, first=index == 0)
+
+    def stream(
+        self, state: dict[str, dict[str, Any]], piece: str, stop: threading.Event,
+        first: bool = True,
+    ) -> Iterator[np.ndarray]:  # fmt: skip
+        """Audio chunks of one `piece`, already cut (`split_into_best_sentences`): prepared as
+        pocket-tts prepares a chunk and spoken, not cut again (`engine.runtime.Runtime`).
+        `first`: a reply's first piece (see `_short_text`)."""
+        text, guess = prepare_text_prompt(piece, self.settings.text)
+        after = frames_after_eos(self.settings.frames_after_eos, guess)
+        yield from self._short_text(state, text, after, stop, first)
 
     def _short_text(
         self, state: dict[str, dict[str, Any]], text: str, frames_after_eos: int,

@@ -1,5 +1,5 @@
-"""Voice states as numpy arrays: read and written in the layout pocket-tts saves, and laid out
-as the LM graph's caches for one generation. No torch: safetensors' numpy API.
+"""Voice states as numpy arrays, laid out as the LM graph's caches for one generation (files in
+the layout pocket-tts saves are read and written by `voice_states.state_file`).
 
 pocket-tts's layout, per flow-LM attention module: `cache` (2, 1, steps, heads, dim per head:
 K and V appended), `offset` (1,: steps written), `pad` (1,: zero here), as `export_model_state`
@@ -10,7 +10,6 @@ offset, zeros beyond (`onnx.attention.ExportableAttention`'s layout).
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -28,35 +27,6 @@ what it needs (`onnx.plan.slot_budget`), and attention reads only those slots.""
 
 class CacheFull(ValueError):
     """A fixed cache (no `context`) was asked to hold more steps than it has slots."""
-
-
-def read_state(path: Path) -> ArrayState:
-    """The state a safetensors file holds (pocket-tts's `export_model_state` layout)."""
-    from safetensors.numpy import load_file
-
-    state: ArrayState = {}
-    for key, array in load_file(str(path)).items():
-        module, name = key.split("/")
-        if name == "current_end":
-            state.setdefault(module, {})["offset"] = np.full(1, array.shape[0], np.int64)
-        else:
-            state.setdefault(module, {})[name] = array
-    return state
-
-
-def write_state(
-    state: dict[str, dict[str, Any]], path: Path, metadata: dict[str, str] | None = None
-) -> None:
-    """Save `state` (of numpy arrays, or of anything `np.asarray` reads: CPU torch tensors) as
-    pocket-tts's `export_model_state` does (`read_state` reads it back)."""
-    from safetensors.numpy import save_file
-
-    flat = {
-        f"{module}/{name}": np.ascontiguousarray(array)
-        for module, entries in state.items()
-        for name, array in entries.items()
-    }
-    save_file(flat, str(path), metadata=metadata)
 
 
 def offset_of(state: dict[str, dict[str, Any]], names: list[str]) -> int:

@@ -29,7 +29,7 @@ from ...voices.catalog import VoiceCatalog
 from ..chunking import chunks
 from ..onnx import background as graph_export
 from ..onnx.cache import forget_failures
-from ..speech import generation
+from ..runtime import generation
 from ..tuning import comparison
 from ..tuning.timing import Abandoned
 from ..tuning.tuned import Tuning, on_graphs, retuned, warm_up, with_graphs
@@ -41,9 +41,13 @@ from .request import Piece, SpeechRequest
 from .scheduler import IDLE, Scheduler
 
 if TYPE_CHECKING:
-    from ..speech import Model
+    from ..runtime import Runtime
 
 _LOGGER = logging.getLogger(__name__)
+
+_NEXT_START = (
+    "; torch leaves the process at the next start, which serves on the cached graphs alone"
+)
 
 
 class Engine:
@@ -162,11 +166,13 @@ class Engine:
             runtime = loaded.tuning.settings.runtime
             model, tuning = retuned(loaded.tuning, result)
             self.models.retune(loaded, model, tuning)
-            if runtime != "onnx" and tuning.settings.runtime == "onnx":
+            now = tuning.settings.runtime
+            if now is not None and now is not runtime:
                 _LOGGER.info(
-                    "The %s model now runs on ONNX Runtime (chosen by --runtime auto); torch "
-                    "leaves the process at the next start, which serves on the cached graphs alone",
+                    "The %s model now runs on %s (chosen by --runtime auto)%s",
                     tuning.settings.code,
+                    now.name_in_logs,
+                    _NEXT_START if now.without_torch else "",
                 )
             log_speed_verdict(tuning)
             self._warm_voices(loaded)
@@ -200,11 +206,9 @@ class Engine:
             return
         self.models.retune(loaded, *switched)
         _LOGGER.info(
-            "The %s model now runs on ONNX Runtime (%s); torch leaves the process at the next "
-            "start, which serves on the cached graphs alone",
-            export.settings.code,
-            export.runs,
-        )
+            "The %s model now runs on ONNX Runtime (%s)%s", export.settings.code, export.runs,
+            _NEXT_START,
+        )  # fmt: skip
         log_speed_verdict(switched[1])
         self._warm_voices(loaded)
 
@@ -336,7 +340,7 @@ class Engine:
             return loaded.voices.get(fallback)
 
     def _speak(
-        self, model: Model, voice: Voice, text: str, request: SpeechRequest, rate: float
+        self, model: Runtime, voice: Voice, text: str, request: SpeechRequest, rate: float
     ) -> None:
         """Generate `text`, emitting audio (shaped: lead-in, pause, rate) as pocket-tts decodes
         it."""

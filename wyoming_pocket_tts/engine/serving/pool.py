@@ -33,7 +33,7 @@ from ..voice_states.making import VoiceMaking
 from ..voice_states.store import VoiceStateStore
 
 if TYPE_CHECKING:
-    from ..speech import Model
+    from ..runtime import Runtime
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -47,7 +47,7 @@ class LoadedModel:
     """A model in memory with the voice states made for it."""
 
     settings: ModelSettings
-    model: Model
+    model: Runtime
     voices: VoiceStates
     tuning: Tuning
     """How it was loaded (quantised or not, torch threads) and how fast it runs here."""
@@ -142,7 +142,7 @@ class ModelPool:
             if loaded.tuning.export is not None:
                 loaded.tuning.export.stop()
 
-    def retune(self, loaded: LoadedModel, model: Model, tuning: Tuning) -> None:
+    def retune(self, loaded: LoadedModel, model: Runtime, tuning: Tuning) -> None:
         """Serve `loaded` from now on as a re-measurement or a finished export decided: its
         voice states start over if the quantisation or the runtime changed (they are keyed by
         the one, laid out for the other); torch threads are set at next use."""
@@ -155,11 +155,11 @@ class ModelPool:
 
     def _load(self, settings: ModelSettings) -> LoadedModel:
         model, tuning = load_tuned_model(settings, self._engine.data_dir)
-        report_voice_cloning(model, self._failures, settings.code)
+        report_voice_cloning(model.can_clone, self._failures, settings.code)
         self._threads = tuning.threads
         return LoadedModel(settings, model, self._voice_states(model, tuning), tuning)
 
-    def _voice_states(self, model: Model, tuning: Tuning) -> VoiceStates:
+    def _voice_states(self, model: Runtime, tuning: Tuning) -> VoiceStates:
         return VoiceStates(
             model,
             self._engine.voice_cache_size,

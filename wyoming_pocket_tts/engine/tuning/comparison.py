@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING
 
 from ...host import set_torch_threads, torch_threads
 from .decisions import DecisionStore
-from .rule import Choice, Config, best, choose
+from .rule import Choice, Config, Variant, best, choose
 from .timing import Abandoned, Speed, interleaved, time_serving
 
 if TYPE_CHECKING:
-    from ..speech import Model
+    from ..runtime import Runtime
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -57,7 +57,7 @@ class Comparison:
 
 
 def compare(
-    variants: Mapping[tuple[bool, bool], Model],
+    variants: Mapping[Variant, Runtime],
     configs: list[Config],
     frames: int,
     rounds: int,
@@ -87,7 +87,7 @@ def figures_text(figures: Mapping[str, Speed]) -> str:
 class Remeasurement:
     """A provisional decision's next comparison, with the variants it needs kept loaded."""
 
-    variants: dict[tuple[bool, bool], Model]
+    variants: dict[Variant, Runtime]
     configs: list[Config]
     frames: int
     rounds: int

@@ -26,6 +26,7 @@ from ...files import key_name, write_atomically
 from ...host import cpu_model, installed_version, usable_cores
 from ...settings import ModelSettings
 from ..model.identity import model_identity
+from ..runtime import RuntimeKind
 from .rule import Choice
 from .timing import Speed
 
@@ -110,7 +111,7 @@ class DecisionStore:
             "key": key,
             "quantize": choice.config.quantize,
             "threads": choice.config.threads,
-            "onnx": choice.config.onnx,
+            "onnx": choice.config.runtime is not RuntimeKind.TORCH,
             "provisional": choice.provisional,
             "gain": round(choice.gain, 4),
             "noise": round(choice.noise, 4),

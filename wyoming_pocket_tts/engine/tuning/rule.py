@@ -34,6 +34,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from ..runtime import RuntimeKind
 from .timing import Speed
 
 REAL_TIME = 1.5
@@ -51,25 +52,37 @@ class Config:
 
     threads: int
     quantize: bool
-    onnx: bool = False
+    runtime: RuntimeKind = RuntimeKind.TORCH
+
+    @classmethod
+    def saved(cls, record: Mapping[str, object]) -> Config:
+        """The configuration a saved decision names (`decisions`: `onnx` true for the graphs)."""
+        runtime = RuntimeKind.ONNX if record["onnx"] else RuntimeKind.TORCH
+        return cls(int(record["threads"]), bool(record["quantize"]), runtime)  # type: ignore[call-overload]
 
     def __lt__(self, other: Config) -> bool:
         return self._simplicity < other._simplicity
 
     @property
-    def _simplicity(self) -> tuple[int, bool, bool]:
-        return self.threads, self.quantize, not self.onnx
+    def _simplicity(self) -> tuple[int, bool, int]:
+        return self.threads, self.quantize, PREFERENCE.index(self.runtime)
 
     @property
     def label(self) -> str:
         """`int8 x1`, `fp32 x2`, `onnx fp32 x1`: how logs and saved decisions name it."""
-        precision = f"{'int8' if self.quantize else 'fp32'} x{self.threads}"
-        return f"onnx {precision}" if self.onnx else precision
+        return f"{self.runtime.label}{'int8' if self.quantize else 'fp32'} x{self.threads}"
 
     @property
-    def variant(self) -> tuple[bool, bool]:
-        """Which loaded model it runs (`onnx`, `quantize`): threads are set per call."""
-        return self.onnx, self.quantize
+    def variant(self) -> Variant:
+        """Which loaded model it runs (runtime, `quantize`): threads are set per call."""
+        return self.runtime, self.quantize
+
+
+Variant = tuple[RuntimeKind, bool]
+"""A loaded model of a comparison: its runtime and precision."""
+
+PREFERENCE = (RuntimeKind.ONNX, RuntimeKind.TORCH)
+"""At equal figures, the runtime kept: the graphs before torch (see the module)."""
 
 
 @dataclass(frozen=True)

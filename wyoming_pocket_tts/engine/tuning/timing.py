@@ -17,17 +17,13 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TypeVar
 
 from ...audio.pcm import to_pcm16
 from ..chunking import chunks
-from ..onnx.lean import LeanModel
-from ..speech import generation
+from ..runtime import Runtime, generation
 
 T = TypeVar("T")
-
-if TYPE_CHECKING:
-    from ..speech import Model
 
 SHORT_TEXT = "Okay, the kitchen lights are on."
 """A first sentence of a typical reply: the listener waits for its first audio."""
@@ -69,7 +65,7 @@ def interleaved(items: Sequence[T], rounds: int) -> Iterator[list[T]]:
         yield list(items) if number % 2 == 0 else list(reversed(items))
 
 
-def time_serving(model: Model, frames: int, cancel: threading.Event | None = None) -> Speed:
+def time_serving(model: Runtime, frames: int, cancel: threading.Event | None = None) -> Speed:
     """First audio of `SHORT_TEXT` and RTF of `LONG_TEXT` (at most `frames` frames), served."""
     first_audio, _ = serve(model, SHORT_TEXT, 1, cancel)
     _, rtf = serve(model, LONG_TEXT, max(frames, 2), cancel)
@@ -77,12 +73,12 @@ def time_serving(model: Model, frames: int, cancel: threading.Event | None = Non
 
 
 def serve(
-    model: Model, text: str, frames: int, cancel: threading.Event | None = None
+    model: Runtime, text: str, frames: int, cancel: threading.Event | None = None
 ) -> tuple[float, float]:
     """Speak `text` as the engine would, up to `frames` frames: (seconds to the first audio,
     RTF after the first chunk, NaN if there was none after it). Once `cancel` is set the
     generation stops within a frame and `Abandoned` is raised."""
-    state = empty_voice(model)
+    state = model.empty_state()
     limit = frames * SAMPLES_PER_FRAME
     first_at: float | None = None
     first_samples = samples = 0
@@ -110,15 +106,6 @@ def serve(
     steady = (samples - first_samples) / model.sample_rate
     rtf = steady / (ended - first_at) if samples > first_samples else math.nan
     return first_at - started, rtf
-
-
-def empty_voice(model: Model) -> dict[str, Any]:
-    """A voice state with no prompt (pocket-tts copies it per generation, as for any voice)."""
-    if isinstance(model, LeanModel):
-        return model.empty_state()
-    from pocket_tts.modules.stateful_module import init_states
-
-    return init_states(model.flow_lm, batch_size=1, sequence_length=0)
 
 
 @contextmanager

@@ -39,19 +39,21 @@ from typing import TYPE_CHECKING, Any
 
 from ...host import release_freed_memory, set_torch_threads, usable_cores
 from ...settings import ModelSettings
+from ..chunking import chunks
 from ..model.int8 import (
     int8_copy,
     int8_unavailable,
     is_mimi_decoder_int8,
 )
 from ..model.loading import load_model
+from ..model.runtime import TorchRuntime
 from ..onnx.background import BackgroundExport
 from ..onnx.cache import graph_folder, graphs_label, lean_model, needs_export, warn_torch
-from ..speech import generation
+from ..runtime import RuntimeKind, generation
 from . import timing
 from .comparison import Comparison, Remeasurement, compare, figures_text
 from .decisions import DecisionStore, host_key
-from .rule import Choice, Config
+from .rule import Choice, Config, Variant
 from .timing import (
     LONG_TEXT,
     SHORT_TEXT,
@@ -65,7 +67,7 @@ from .timing import (
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
 
-    from ..speech import Model
+    from ..runtime import Runtime
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -122,15 +124,15 @@ def candidates(settings: ModelSettings) -> list[Config]:
     return sorted(Config(count, q) for count in threads for q in quantize)
 
 
-def load_tuned_model(settings: ModelSettings, data_dir: Path | None) -> tuple[Model, Tuning]:
+def load_tuned_model(settings: ModelSettings, data_dir: Path | None) -> tuple[Runtime, Tuning]:
     """Load the model (quantised or not, on how many threads, as the settings say or this host's
     speed decides), warmed up and timed over `timing.FRAMES` frames. Runs on the engine thread;
     takes a few seconds more than a plain load when `auto` has to compare, a fraction of a
     second otherwise."""
-    if settings.runtime == "auto":
+    if settings.runtime is None:
         return _load_auto(settings, data_dir)
     export: BackgroundExport | None = None
-    if settings.runtime == "onnx":
+    if settings.runtime is RuntimeKind.ONNX:
         int8, threads = settings.quantize is True, settings.threads or 1
         if needs_export(settings, data_dir, int8):
             export = BackgroundExport(settings, data_dir, int8, threads)
@@ -138,7 +140,7 @@ def load_tuned_model(settings: ModelSettings, data_dir: Path | None) -> tuple[Mo
             onnx = _load_onnx(settings, data_dir)
             if onnx is not None:
                 return onnx
-        settings = replace(settings, runtime="torch")
+        settings = replace(settings, runtime=RuntimeKind.TORCH)
     model, tuning = _load_torch(settings, data_dir)
     if export is not None:  # after the torch model's timing, which it would disturb
         export.start()
@@ -146,7 +148,7 @@ def load_tuned_model(settings: ModelSettings, data_dir: Path | None) -> tuple[Mo
     return model, tuning
 
 
-def _load_auto(settings: ModelSettings, data_dir: Path | None) -> tuple[Model, Tuning]:
+def _load_auto(settings: ModelSettings, data_dir: Path | None) -> tuple[Runtime, Tuning]:
     """`--runtime auto`: the runtime a settled saved decision names; else torch as `--runtime
     torch` decides, with the graphs exported (or loaded) in the background and compared with
     it when the engine is idle (`with_graphs`): an export takes far longer than a start may.
@@ -158,46 +160,47 @@ def _load_auto(settings: ModelSettings, data_dir: Path | None) -> tuple[Model, T
     saved = store.read(key) if store is not None else None
     chosen = None
     if saved is not None and not saved["provisional"]:
-        chosen = Config(saved["threads"], saved["quantize"], saved["onnx"])
-        if chosen.onnx and needs_export(settings, data_dir, chosen.quantize):
+        chosen = Config.saved(saved)
+        if chosen.runtime is RuntimeKind.ONNX and needs_export(settings, data_dir, chosen.quantize):
             chosen = None  # its graphs are gone: minutes to export them again
     if saved is not None and chosen is not None:
         fixed = replace(settings, quantize=chosen.quantize, threads=chosen.threads)
         reason = f"--runtime auto, saved on {saved['measured']}: {figures_text(saved['figures'])}"
+        fixed = replace(fixed, runtime=chosen.runtime)
         loaded = (
-            _load_onnx(replace(fixed, runtime="onnx"), data_dir)
-            if chosen.onnx
-            else _load_torch(replace(fixed, runtime="torch"), data_dir)
+            _load_onnx(fixed, data_dir)
+            if chosen.runtime is RuntimeKind.ONNX
+            else _load_torch(fixed, data_dir)
         )
         if loaded is not None:
             model, tuning = loaded
             return model, replace(tuning, reason=reason, confidence=_saved_confidence(saved))
-    model, tuning = _load_torch(replace(settings, runtime="torch"), data_dir)
+    model, tuning = _load_torch(replace(settings, runtime=RuntimeKind.TORCH), data_dir)
     serving = Config(tuning.threads, bool(tuning.settings.quantize))
-    graphs = Config(settings.threads or 1, serving.quantize, onnx=True)
+    graphs = Config(settings.threads or 1, serving.quantize, RuntimeKind.ONNX)
     export = BackgroundExport(
-        replace(settings, runtime="onnx"), data_dir, graphs.quantize, graphs.threads
+        replace(settings, runtime=RuntimeKind.ONNX), data_dir, graphs.quantize, graphs.threads
     )
     export.start()  # after the torch model's timing, which it would disturb
-    variants = {serving.variant: model}
+    variants: dict[Variant, Runtime] = {serving.variant: model}
     runtimes = Remeasurement(variants, [serving, graphs], timing.FRAMES, ROUNDS, store, key)
     return model, replace(tuning, export=export, runtimes=runtimes)
 
 
-def with_graphs(tuning: Tuning, model: Model) -> Tuning:
+def with_graphs(tuning: Tuning, model: Runtime) -> Tuning:
     """`--runtime auto` once the export is done: `model` (on the graphs) joins the comparison
     with torch, which becomes the pending measurement (run when idle, `comparison`)."""
     assert tuning.runtimes is not None
     configs = tuning.runtimes.configs
-    graphs = next(config for config in configs if config.onnx)
-    int8 = getattr(model, "int8", graphs.quantize)
+    graphs = next(config for config in configs if config.runtime is model.kind)
+    int8 = model.int8
     if int8 != graphs.quantize:  # the gate refused int8 here: the fp32 graphs are compared
         configs[configs.index(graphs)] = graphs = replace(graphs, quantize=int8)
     tuning.runtimes.variants[graphs.variant] = model
     return replace(tuning, export=None, runtimes=None, pending=tuning.runtimes)
 
 
-def _load_torch(settings: ModelSettings, data_dir: Path | None) -> tuple[TTSModel, Tuning]:
+def _load_torch(settings: ModelSettings, data_dir: Path | None) -> tuple[Runtime, Tuning]:
     configs = candidates(settings)
     chosen: Config | None = configs[0] if len(configs) == 1 else None
     reason, confidence = _flags(settings), Tuning.confidence
@@ -228,11 +231,12 @@ def _load_torch(settings: ModelSettings, data_dir: Path | None) -> tuple[TTSMode
             provisional = True
         model = variants[chosen.variant]
         if provisional:  # both variants stay loaded until a comparison settles it
-            pending = Remeasurement(variants, configs, timing.FRAMES, ROUNDS, store, key)
+            kept: dict[Variant, Runtime] = {**variants}
+            pending = Remeasurement(kept, configs, timing.FRAMES, ROUNDS, store, key)
             reason += "; provisional: measured again when idle"
         del variants
     else:
-        model = load_model(settings, chosen.quantize)
+        model = TorchRuntime(load_model(settings, chosen.quantize), chosen.quantize)
     set_torch_threads(chosen.threads)
     if speed is None:
         serve(model, SHORT_TEXT, 1)  # first-call costs, kept out of the figure
@@ -243,12 +247,12 @@ def _load_torch(settings: ModelSettings, data_dir: Path | None) -> tuple[TTSMode
         reason += "; no int8 in this torch"
     # int8 covers Mimi's decoder transformer too, where torch can (`model.int8`)
     if chosen.quantize:
-        reason += f"; Mimi's decoder {'int8' if is_mimi_decoder_int8(model) else 'fp32'}"
+        reason += f"; Mimi's decoder {'int8' if is_mimi_decoder_int8(model.model) else 'fp32'}"
     resolved = replace(settings, quantize=chosen.quantize)
     return model, Tuning(resolved, chosen.threads, speed, reason, confidence, pending)
 
 
-def retuned(tuning: Tuning, comparison: Comparison) -> tuple[TTSModel, Tuning]:
+def retuned(tuning: Tuning, comparison: Comparison) -> tuple[Runtime, Tuning]:
     """The model and tuning a re-measurement (`comparison`) leads to: its choice, still
     provisional (the variants kept) or settled (the one not chosen let go)."""
     assert tuning.pending is not None
@@ -258,7 +262,7 @@ def retuned(tuning: Tuning, comparison: Comparison) -> tuple[TTSModel, Tuning]:
     reason = f"auto, measured again when idle: {figures_text(comparison.figures)}"
     if pending is not None:
         reason += "; provisional: measured again when idle"
-    runtime = "onnx" if choice.config.onnx else "torch"
+    runtime = choice.config.runtime
     resolved = replace(tuning.settings, quantize=choice.config.quantize, runtime=runtime)
     speed = comparison.figures[choice.config.label]
     refusal = getattr(model, "int8_refused", None)
@@ -268,24 +272,24 @@ def retuned(tuning: Tuning, comparison: Comparison) -> tuple[TTSModel, Tuning]:
     )  # fmt: skip
 
 
-def warm_up(model: Model, state: dict) -> None:
+def warm_up(model: Runtime, state: dict) -> None:
     """Generate the first chunk with a real voice state, then stop.
 
     The timed generations use an empty voice; the first request with a voice prompt's longer
     context still paid about 25 ms more CPU than later ones (measured here at full size, 4
     processes each way), this one-chunk run before `Ready` takes that away (about 7 ms left).
     """
-    with random_state_kept(), generation(model, state, LONG_TEXT) as stream:
+    with random_state_kept(), generation(model, state, chunks(model, LONG_TEXT)[0]) as stream:
         next(stream, None)
 
 
-def _variants(model: TTSModel, configs: list[Config]) -> dict[tuple[bool, bool], TTSModel]:
+def _variants(model: TTSModel, configs: list[Config]) -> dict[Variant, TorchRuntime]:
     """The fp32 model and, if a configuration runs int8, an int8 copy; both warmed up (their
     first-call costs kept out of the comparison)."""
     fp32, int8 = Config(1, False).variant, Config(1, True).variant
-    variants = {fp32: model}
+    variants = {fp32: TorchRuntime(model, False)}
     if any(config.quantize for config in configs):
-        variants[int8] = int8_copy(model)
+        variants[int8] = TorchRuntime(int8_copy(model), True)
     set_torch_threads(1)
     for variant in variants.values():
         serve(variant, SHORT_TEXT, 1)
@@ -293,7 +297,7 @@ def _variants(model: TTSModel, configs: list[Config]) -> dict[tuple[bool, bool],
 
 
 def _saved_confidence(saved: dict[str, Any]) -> str:
-    config = Config(saved["threads"], saved["quantize"], saved["onnx"])
+    config = Config.saved(saved)
     choice = Choice(config, "", saved["gain"], saved["noise"], saved["provisional"])
     return choice.confidence
 
@@ -303,7 +307,7 @@ def _flags(settings: ModelSettings) -> str:
     return f"--quantize {quantize}, --threads {settings.threads or 'auto'}"
 
 
-def _load_onnx(settings: ModelSettings, data_dir: Path | None) -> tuple[Model, Tuning] | None:
+def _load_onnx(settings: ModelSettings, data_dir: Path | None) -> tuple[Runtime, Tuning] | None:
     """The model on its cached graphs alone (`onnx.lean`: torch is never imported), warmed up
     and timed; None when they cannot run here (a warning line said why). The precision is the
     settings' (`--runtime onnx` measures nothing, so fp32 unless `--quantize on`; `auto` passes
@@ -329,13 +333,13 @@ def _load_onnx(settings: ModelSettings, data_dir: Path | None) -> tuple[Model, T
 
 
 def on_graphs(
-    model: Model,
+    model: Runtime,
     settings: ModelSettings,
     runs: str,
     int8: bool,
     threads: int,
     cancel: threading.Event | None = None,
-) -> tuple[Model, Tuning] | None:
+) -> tuple[Runtime, Tuning] | None:
     """A model running its graphs, warmed up and timed; None if it does not run (one warning
     line). `Abandoned` once `cancel` is set."""
     set_torch_threads(threads)
@@ -348,7 +352,7 @@ def on_graphs(
         warn_torch(settings.code, error)
         return None
     release_freed_memory()
-    resolved = replace(settings, quantize=int8, runtime="onnx")
+    resolved = replace(settings, quantize=int8, runtime=RuntimeKind.ONNX)
     reason = f"--runtime onnx: {runs} x{threads}"
     refusal: str | None = getattr(model, "int8_refused", None)
     if refusal is not None:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from ...pocket import smaller_model
 from ...settings import ModelSettings
+from ..runtime import RuntimeKind
 from .rule import Config
 
 if TYPE_CHECKING:
@@ -25,7 +26,9 @@ def log_speed_verdict(tuning: Tuning) -> None:
         "Speed here: %s with %s (%s; %s)",
         tuning.speed,
         settings.label,
-        Config(tuning.threads, bool(settings.quantize), settings.runtime == "onnx").label,
+        Config(
+            tuning.threads, bool(settings.quantize), settings.runtime or RuntimeKind.TORCH
+        ).label,
         tuning.reason,
     )
     if not tuning.speed.rtf_known or tuning.speed.rtf >= SLOW_RTF:

@@ -6,10 +6,11 @@ fingerprint, so that an edited file is encoded again. pocket-tts deep-copies a s
 generation (`copy_state=True`), so cached states are never mutated. Each cached `Voice` also
 carries the gain that brings it to the target loudness (see `audio.loudness`).
 
-On the graphs alone a new voice's state is a child process's work (`encoder.in_child`): `waiting`
-starts it off the engine thread (`making`) and says whether it still runs, so that the engine
-serves other requests meanwhile; `get` takes the state made, then measures it here, on the
-engine thread, which owns the model. Two requests for one voice share its child.
+Where a new voice's state is a child process's work (`Runtime.voices_in_child`: the graphs
+alone, `encoder.in_child`), `waiting` starts it off the engine thread (`making`) and says
+whether it still runs, so that the engine serves other requests meanwhile; `get` takes the
+state made, then measures it here, on the engine thread, which owns the model. Two requests
+for one voice share its child.
 """
 
 from __future__ import annotations
@@ -26,17 +27,15 @@ from typing import TYPE_CHECKING
 from ...audio.loudness import gain_for
 from ...settings import LoudnessSettings, VoiceSpec
 from ...voices.catalog import VoiceKind, is_audio_prompt, voice_kind
-from ...voices.cloning import VoiceCloningUnavailable, can_clone
+from ...voices.cloning import VoiceCloningUnavailable
 from ...voices.folder import file_version
-from ..onnx.lean import LeanModel
 from .calibration import measure_voice
-from .encoder import encode, in_child
 from .lru import LruCache
 from .making import VoiceMaking
 from .store import ModelState, VoiceStateStore
 
 if TYPE_CHECKING:
-    from ..speech import Model
+    from ..runtime import Runtime
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -101,14 +100,14 @@ class VoiceStates:
 
     def __init__(
         self,
-        model: Model,
+        runtime: Runtime,
         capacity: int,
         store: VoiceStateStore | None,
         loudness: LoudnessSettings | None = None,
         language: str = "en",
         making: VoiceMaking | None = None,
     ) -> None:
-        self._model = model
+        self._runtime = runtime
         self._store = store
         self._loudness = loudness
         self._language = language
@@ -141,10 +140,10 @@ class VoiceStates:
         return self.cache.get_or_create(key, lambda: self._load(spec, key))
 
     def waiting(self, spec: VoiceSpec) -> bool:
-        """On the graphs alone: a child makes the state of `spec` (started now if `get` would
-        need one and none runs for it), so `get` would wait. False when `get` costs no child,
-        or fails at once (it raises the reason then)."""
-        if not isinstance(self._model, LeanModel):
+        """Where voices are made in a child: a child makes the state of `spec` (started now if
+        `get` would need one and none runs for it), so `get` would wait. False when `get`
+        costs no child, or fails at once (it raises the reason then)."""
+        if not self._runtime.voices_in_child:
             return False
         try:
             key = self.key_for(spec)
@@ -166,7 +165,7 @@ class VoiceStates:
         weights refuse, not saved already."""
         if isinstance(source, Path) and not is_audio_prompt(str(source)):
             return False
-        if key.is_prompt and not can_clone(self._model):
+        if key.is_prompt and not self._runtime.can_clone:
             return False
         saved = self._saved_path(key)
         return not (saved is not None and self._kept(key) and saved.is_file())
@@ -175,17 +174,17 @@ class VoiceStates:
         if self._store is None:
             return None
         return self._store.path_for(
-            key.fingerprint or key.source, key.truncate, can_clone(self._model)
+            key.fingerprint or key.source, key.truncate, self._runtime.can_clone
         )
 
     def _load(self, spec: VoiceSpec, key: VoiceKey) -> Voice:
         making = self._making.pop(key, None)
         source = self._prompt_source(spec, key)
-        if not can_clone(self._model) and key.is_prompt:
+        if not self._runtime.can_clone and key.is_prompt:
             raise VoiceCloningUnavailable()
         store, saved = self._store, self._saved_path(key)
         kept = self._kept(key)
-        found = store.load(self._model, saved) if store and saved and kept else None
+        found = store.load(self._runtime, saved) if store and saved and kept else None
         if found is not None:
             state, loudness = found
             _LOGGER.info("Loaded voice %s from its saved state", spec.name)
@@ -209,18 +208,15 @@ class VoiceStates:
         return Voice(state, gain_for(loudness, self._loudness.target_lufs, spec.name))
 
     def _kept(self, key: VoiceKey) -> bool:
-        """Its state is worth saving: costly to make (an encoded prompt; on the graphs alone
-        a built-in name too, made by a child process)."""
+        """Its state is worth saving: costly to make (an encoded prompt; where voices are made
+        in a child, a built-in name too)."""
         builtin = voice_kind(key.source) is VoiceKind.BUILTIN
-        return key.is_prompt or (builtin and isinstance(self._model, LeanModel))
+        return key.is_prompt or (builtin and self._runtime.voices_in_child)
 
     def _make(self, spec: VoiceSpec, key: VoiceKey, source: str | Path) -> ModelState:
-        """Encode an audio prompt, or load a built-in or `.safetensors` state (`encoder`)."""
+        """Encode an audio prompt, or load a built-in or `.safetensors` state."""
         started = time.monotonic()
-        if isinstance(self._model, LeanModel):
-            state = in_child(self._model, source, key.truncate, spec.name)
-        else:
-            state = encode(self._model, source, key.truncate, spec.name)
+        state = self._runtime.voice_state(source, key.truncate, spec.name)
         elapsed = time.monotonic() - started
         if key.is_prompt:
             _LOGGER.info("Encoded voice %s in %.2f s", spec.name, elapsed)
@@ -230,7 +226,7 @@ class VoiceStates:
 
     def _calibrate(self, spec: VoiceSpec, state: ModelState) -> float:
         assert self._loudness is not None
-        return measure_voice(self._model, state, self._language, spec.name)
+        return measure_voice(self._runtime, state, self._language, spec.name)
 
     def _prompt_source(self, spec: VoiceSpec, key: VoiceKey) -> str | Path:
         kind = voice_kind(spec.source)

@@ -10,7 +10,7 @@ import numpy as np
 
 from ...audio.loudness import integrated_loudness
 from ...languages import record
-from ..speech import SpeechModel, generation, samples
+from ..runtime import Runtime, generation, samples
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -24,7 +24,7 @@ def calibration_phrase(language: str) -> str:
     return record(language).calibration
 
 
-def measure_voice(model: SpeechModel, state: dict, language: str, name: str) -> float:
+def measure_voice(model: Runtime, state: dict, language: str, name: str) -> float:
     """Speak the calibration phrase with `state` and return its loudness (on the engine thread)."""
     started = time.monotonic()
     limit = int(CALIBRATION_MAX_SECONDS * model.sample_rate)

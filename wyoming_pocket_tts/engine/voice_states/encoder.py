@@ -1,12 +1,11 @@
-"""A voice's state made from its source: a built-in name, an audio prompt (file or URL) or a
-saved `.safetensors` state.
+"""A voice's state made in a child process, for a runtime that cannot make it in the server's
+(`Runtime.voices_in_child`: the graphs alone have no torch to encode with).
 
-On torch the engine thread encodes in process (`encode`). A server on the graphs alone
-(`onnx.lean.LeanModel`) has no torch to encode with: a saved state is read there, anything else
-is encoded by a child process (`python -m wyoming_pocket_tts.engine.voice_states.encoder`, run
-by `in_child`, at nice 19, `engine.child_process`) that loads the model in torch fp32, encodes
-and writes the state in pocket-tts's layout; the server reads it and the child's memory goes
-with it. A child that fails is the voice's error (its reason), and the server serves on.
+`in_child` runs `python -m wyoming_pocket_tts.engine.voice_states.encoder` at nice 19
+(`engine.child_process`): the child loads the model in torch fp32 (`model.runtime.TorchRuntime`),
+makes the state of a built-in name or an audio prompt and writes it in pocket-tts's layout
+(`state_file`); the server reads it and the child's memory goes with it. A child that fails is
+the voice's error (its reason), and the server serves on.
 """
 
 from __future__ import annotations
@@ -16,20 +15,14 @@ import logging
 import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
-from ...host import encoding_threads, first_to_go, lowest_priority
+from ...host import first_to_go, lowest_priority
 from ...settings import ModelSettings
-from ...voices.catalog import VoiceKind, is_audio_prompt, voice_kind
+from ...voices.catalog import VoiceKind, voice_kind
 from ...voices.cloning import REASON as NO_CLONING
-from ...voices.cloning import VoiceCloningUnavailable, can_clone
+from ...voices.cloning import VoiceCloningUnavailable
 from ..child_process import Child, ChildFailed, add_model_args, end_with_parent, fail, model_args
-from .prompt_audio import read_prompt
-
-if TYPE_CHECKING:
-    from pocket_tts import TTSModel
-
-    from ..onnx.lean import LeanModel
+from .state_file import State, read_state, write_state
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -41,41 +34,13 @@ class VoiceEncodingFailed(RuntimeError):
     """The child that encodes a voice failed; the message says why."""
 
 
-def encode(model: TTSModel, source: str | Path, truncate: bool, name: str) -> dict[str, Any]:
-    """The state of a voice, made by `model` in this process (torch): an audio file is read
-    by `read_prompt`, a built-in name resolved for `model` (`builtin_source`)."""
-    with encoding_threads():
-        if isinstance(source, Path) and is_audio_prompt(str(source)):
-            prompt = read_prompt(source, model.sample_rate, name)
-            return model.get_state_for_audio_prompt(prompt)
-        if isinstance(source, str) and voice_kind(source) is VoiceKind.BUILTIN:
-            source = builtin_source(model, source)
-        return model.get_state_for_audio_prompt(source, truncate=truncate)
-
-
-def builtin_source(model: TTSModel, name: str) -> str:
-    """A built-in name for a packaged language model; its original audio for any other model."""
-    from pocket_tts.utils.config import CONFIGS_DIR
-    from pocket_tts.utils.utils import _ORIGINS_OF_PREDEFINED_VOICES
-
-    if name not in _ORIGINS_OF_PREDEFINED_VOICES:
-        known = ", ".join(sorted(_ORIGINS_OF_PREDEFINED_VOICES))
-        raise ValueError(f"{name!r} is not a pocket-tts built-in voice (built-in: {known})")
-    origin = model.origin
-    if origin is not None and origin.is_relative_to(CONFIGS_DIR):
-        return name
-    return _ORIGINS_OF_PREDEFINED_VOICES[name]
-
-
-def in_child(model: LeanModel, source: str | Path, truncate: bool, name: str) -> dict[str, Any]:
-    """The state of a voice for a model on the graphs alone: a saved state read here, anything
-    else encoded by a child process (`main`). `VoiceCloningUnavailable` if the child's weights
-    cannot clone, `VoiceEncodingFailed` with its reason for any other failure."""
-    if isinstance(source, Path) and not is_audio_prompt(str(source)):
-        return model.get_state_for_audio_prompt(source)
+def in_child(settings: ModelSettings, source: str | Path, truncate: bool, name: str) -> State:
+    """The state of a voice of the model of `settings`, made by a child process (`main`).
+    `VoiceCloningUnavailable` if the child's weights cannot clone, `VoiceEncodingFailed` with
+    its reason for any other failure."""
     with tempfile.TemporaryDirectory(prefix="pocket-tts-voice-") as folder:
         out = Path(folder) / "state.safetensors"
-        arguments = [*model_args(model.model_settings), "--source", str(source)]
+        arguments = [*model_args(settings), "--source", str(source)]
         arguments += ["--out", str(out), "--name", name, *(["--truncate"] if truncate else [])]
         try:
             Child(__name__, f"the encoding of voice {name}").run(arguments, TIMEOUT)
@@ -83,7 +48,7 @@ def in_child(model: LeanModel, source: str | Path, truncate: bool, name: str) ->
             if str(error) == NO_CLONING:
                 raise VoiceCloningUnavailable() from None
             raise VoiceEncodingFailed(str(error)) from None
-        return model.get_state_for_audio_prompt(out)
+        return read_state(out)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -103,16 +68,15 @@ def main(argv: list[str] | None = None) -> int:
     try:
         from ..model.loading import plain_model
         from ..model.one_copy import one_copy_of_weights
-        from ..onnx.voice_arrays import write_state
+        from ..model.runtime import TorchRuntime
 
         with one_copy_of_weights():
             model = plain_model(ModelSettings(model=args.model, config=args.config), False)
         source: str | Path = args.source
         if voice_kind(args.source) is VoiceKind.FILE:
             source = Path(args.source)
-        if is_audio_prompt(args.source) and not can_clone(model):
-            raise VoiceCloningUnavailable()
-        write_state(encode(model, source, args.truncate, args.name), args.out)
+        state = TorchRuntime(model, False).voice_state(source, args.truncate, args.name)
+        write_state(state, args.out)
     except (ValueError, OSError, VoiceCloningUnavailable) as error:  # a message for the user
         return fail(error, for_users=True)
     except Exception as error:

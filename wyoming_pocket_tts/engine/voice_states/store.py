@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...files import new_file
-from ..onnx.voice_arrays import write_state
+from .state_file import write_state
 
 if TYPE_CHECKING:
-    from ..speech import Model
+    from ..runtime import Runtime
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -57,13 +57,13 @@ class VoiceStateStore:
         key = f"{self._model_id}\0{prompt_id}\0{truncate}{weights}".encode()
         return self.folder / f"{hashlib.sha256(key).hexdigest()[:40]}{_SUFFIX}"
 
-    def load(self, model: Model, path: Path) -> tuple[ModelState, float | None] | None:
+    def load(self, runtime: Runtime, path: Path) -> tuple[ModelState, float | None] | None:
         """The saved state and the voice's measured loudness (None if not measured), or None
         if there is none or it is unreadable (then it is deleted)."""
         if not path.is_file():
             return None
         try:
-            state = model.get_state_for_audio_prompt(path)
+            state = runtime.read_state(path)
             loudness = _loudness_of(path)
         except Exception as error:  # any unreadable file is encoded again
             _LOGGER.warning("Discarding unreadable voice state %s: %s", path, error)

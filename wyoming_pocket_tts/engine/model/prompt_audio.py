@@ -1,4 +1,4 @@
-"""Reading voice prompts from audio files of any format soundfile decodes.
+"""Reading voice prompts from audio files of any format soundfile decodes (the torch runtime's).
 
 pocket-tts reads WAV files with the standard `wave` module, which rejects 32-bit float WAVs (what
 many editors export). Every audio prompt is therefore decoded here with soundfile, mixed to mono,
