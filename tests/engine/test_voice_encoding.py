@@ -88,12 +88,13 @@ def built(endless_model: TinyModel, tmp_path_factory: pytest.TempPathFactory) ->
 @pytest.fixture(scope="module")
 def prompts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Voice prompts: at the model's rate, longer than one encoder chunk (2.5 s: three chunks
-    of the endless model's encoder, its attention's caches wrap), and at 44.1 kHz and 16 kHz."""
+    of the endless model's encoder, its attention's caches wrap), at 44.1 kHz, and in stereo at
+    16 kHz."""
     folder = tmp_path_factory.mktemp("prompts")
     return {
         "long": write_voice_wav(folder / "long.wav", 2.5, seed=5),
         "44k": write_voice_wav(folder / "44k.wav", 1.5, sample_rate=44100, seed=6),
-        "16k": write_voice_wav(folder / "16k.wav", 1.2, sample_rate=16000, seed=7),
+        "16k": write_voice_wav(folder / "16k.wav", 1.2, sample_rate=16000, seed=7, channels=2),
     }
 
 
@@ -142,6 +143,11 @@ def test_graphs_without_the_encoder_cannot_clone(
     graphs = Graphs.read(folder)
     with pytest.raises(VoiceCloningUnavailable):
         voice_state_of_file(graphs, LMRunner(graphs.lm(False), 1), prompts["long"], "long")
+
+
+def test_a_prompt_is_cut_to_30_s(tmp_path: Path) -> None:
+    long = write_voice_wav(tmp_path / "long.wav", 31.0, sample_rate=8000)
+    assert read_prompt(long, 8000, "long").shape == (1, 30 * 8000)
 
 
 def test_a_file_without_audio_is_a_clear_error(tmp_path: Path) -> None:
