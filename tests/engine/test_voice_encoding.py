@@ -1,11 +1,10 @@
 """Voices made without torch (`engine.onnx.voice_encoding`, `audio.prompt_reading`,
-`audio.resample`, `voices.builtin`), held to pocket-tts's own code in torch.
+`audio.resample`), held to pocket-tts's own code in torch.
 
 The resampler is held to scipy's `resample_poly` (what pocket-tts's `convert_audio` runs) and
 `end_on_pause` to pocket-tts's; a voice state made from a wav file on the built graphs of the
 endless model is held to `TTSModel.get_state_for_audio_prompt(path)` array by array, and its
-speech through the graphs' loop (`GraphSpeech`, temperature 0) to pocket-tts's. The hub is
-unreachable here: the built-in voices' table is checked, not downloaded.
+speech through the graphs' loop (`GraphSpeech`, temperature 0) to pocket-tts's.
 """
 
 from __future__ import annotations
@@ -31,7 +30,6 @@ from wyoming_pocket_tts.engine.onnx.loop import GraphSpeech
 from wyoming_pocket_tts.engine.onnx.runners import LMRunner
 from wyoming_pocket_tts.engine.onnx.voice_arrays import read_state, write_state
 from wyoming_pocket_tts.engine.onnx.voice_encoding import VoiceEncoder, voice_state_of_file
-from wyoming_pocket_tts.voices import builtin
 from wyoming_pocket_tts.voices.cloning import VoiceCloningUnavailable
 
 from .graph_build_reference import TOLERANCE, relative, voice_prompts
@@ -213,17 +211,3 @@ def test_voices_are_made_without_torch_pocket_tts_or_scipy(
     for name, entries in expected.items():
         for key, array in entries.items():
             assert np.array_equal(got[name][key], array), (name, key)
-
-
-def test_the_built_in_voices_are_pocket_tts_s() -> None:
-    """The table and the saved states' URLs, as the installed pocket-tts has them."""
-    from pocket_tts.utils.utils import _ORIGINS_OF_PREDEFINED_VOICES, get_predefined_voice
-
-    assert builtin.ORIGINS == _ORIGINS_OF_PREDEFINED_VOICES
-    for language in ("english", "french_24l", "german"):
-        for name in ("alba", "estelle", "juergen"):
-            assert builtin.state_url(name, language) == get_predefined_voice(language, name)
-            assert builtin.builtin_source(name, language) == get_predefined_voice(language, name)
-            assert builtin.builtin_source(name, None) == _ORIGINS_OF_PREDEFINED_VOICES[name]
-    with pytest.raises(ValueError, match=r"not a pocket-tts built-in voice \(built-in: alba, "):
-        builtin.builtin_source("nobody", "english")
