@@ -1,37 +1,34 @@
-"""What pocket-tts ships, known without importing it.
+"""What pocket-tts ships, known without it: its model configs and its voice tables.
 
-`import pocket_tts` takes seconds (torch). The server needs pocket-tts's model list, each model's
-language and each language's default voice before it opens its port, so they are read from the
-installed package's files: its configs folder and two tables parsed with `ast`. If the tables ever
-move, pocket-tts is imported and asked instead.
+The server needs pocket-tts's model list, each model's config, each language's default voice and
+the built-in voices before it opens its port, and the graphs need them with no pocket-tts
+installed at all (`import pocket_tts` also takes seconds: torch). They are kept in the project,
+as pocket-tts 4.0.1 has them (`pocket_files/`: its `config/` folder, and `tables.json` with
+`default_parameters`' and `utils`' tables); `tests/repo/test_pocket_files.py` holds them equal
+to the installed pocket-tts's.
 """
 
 from __future__ import annotations
 
-import ast
 import functools
-import importlib.util
-import logging
+import json
 from pathlib import Path
 from typing import Any
 
-_LOGGER = logging.getLogger(__name__)
+FILES = Path(__file__).parent / "pocket_files"
+POCKET_TTS_VERSION = "4.0.1"
+"""The pocket-tts whose files `FILES` holds (and whose code `engine.onnx` and
+`engine.graph_build` follow)."""
 
 
-def package_dir() -> Path | None:
-    """The installed pocket_tts package folder, found without importing it (None: not installed)."""
-    spec = importlib.util.find_spec("pocket_tts")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(next(iter(spec.submodule_search_locations)))
+def configs_dir() -> Path:
+    """The folder of pocket-tts's built-in configs (`utils.config.CONFIGS_DIR`'s copy)."""
+    return FILES / "config"
 
 
 def builtin_models() -> list[str]:
     """Names of the models pocket-tts ships configs for (`english`, `french_24l`, ...)."""
-    package = package_dir()
-    if package is None:
-        return []
-    return sorted(path.stem for path in (package / "config").glob("*.yaml"))
+    return sorted(path.stem for path in configs_dir().glob("*.yaml"))
 
 
 def smaller_model(model: str) -> str | None:
@@ -61,62 +58,33 @@ def default_voice_source(model: str | None, config: str | None) -> tuple[str, st
     A built-in model has a built-in voice (`alba`, `estelle`, ...); a custom config cannot use
     those states, so pocket-tts clones the fallback voice's original audio.
     """
-    try:
-        by_language, fallback, origins = _tables()
-    except (OSError, SyntaxError, KeyError, ValueError) as error:
-        _LOGGER.debug("Reading pocket-tts's voice tables failed (%s): importing it", error)
-        return _asked(model, config)
+    tables = _tables()
+    fallback = tables["DEFAULT_VOICE_FALLBACK"]
     if config is not None:
-        return fallback, origins[fallback]
-    for key, voice in by_language.items():
+        return fallback, tables["_ORIGINS_OF_PREDEFINED_VOICES"][fallback]
+    for key, voice in tables["DEFAULT_VOICE_FOR_LANGUAGE"].items():
         if model is not None and key in model:
             return voice, voice
     return fallback, fallback
 
 
-def builtin_voice_names() -> frozenset[str] | None:
-    """Names of pocket-tts's built-in voices, None if unreadable."""
-    try:
-        return frozenset(_tables()[2])
-    except (OSError, SyntaxError, KeyError, ValueError) as error:
-        _LOGGER.debug("Reading pocket-tts's voice table failed: %s", error)
-        return None
+def builtin_voice_origins() -> dict[str, str]:
+    """Each built-in voice's original audio (`_ORIGINS_OF_PREDEFINED_VOICES`)."""
+    return dict(_tables()["_ORIGINS_OF_PREDEFINED_VOICES"])
+
+
+def builtin_voice_names() -> frozenset[str]:
+    """Names of pocket-tts's built-in voices."""
+    return frozenset(_tables()["_ORIGINS_OF_PREDEFINED_VOICES"])
+
+
+def builtin_state_url(name: str, language: str) -> str:
+    """Where the saved state of built-in voice `name` for the packaged config `language` lies
+    (`get_predefined_voice`)."""
+    return str(_tables()["predefined_voice"]).format(language=language, name=name)
 
 
 @functools.cache
-def _tables() -> tuple[dict[str, str], str, dict[str, str]]:
-    package = package_dir()
-    if package is None:
-        raise OSError("pocket-tts is not installed")
-    parameters = _assignments(package / "default_parameters.py")
-    utils = _assignments(package / "utils" / "utils.py")
-    return (
-        parameters["DEFAULT_VOICE_FOR_LANGUAGE"],
-        parameters["DEFAULT_VOICE_FALLBACK"],
-        utils["_ORIGINS_OF_PREDEFINED_VOICES"],
-    )
-
-
-def _assignments(path: Path) -> dict[str, Any]:
-    """Module-level `NAME = <literal>` assignments of a Python file."""
-    values: dict[str, Any] = {}
-    for node in ast.parse(path.read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target = node.targets[0]
-            if isinstance(target, ast.Name):
-                try:
-                    values[target.id] = ast.literal_eval(node.value)
-                except ValueError:
-                    continue
-    return values
-
-
-def _asked(model: str | None, config: str | None) -> tuple[str, str]:
-    from pocket_tts.default_parameters import (  # imports torch
-        DEFAULT_VOICE_FALLBACK,
-        get_default_voice_for_language,
-    )
-
-    source = get_default_voice_for_language(model, config)
-    name = source if "/" not in source and "." not in source else DEFAULT_VOICE_FALLBACK
-    return name, source
+def _tables() -> dict[str, Any]:
+    tables: dict[str, Any] = json.loads((FILES / "tables.json").read_text(encoding="utf-8"))
+    return tables

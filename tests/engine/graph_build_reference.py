@@ -17,9 +17,9 @@ from pocket_tts.models.flow_lm import drifting_decode, lsd_decode, ot_decode, po
 from pocket_tts.modules.stateful_module import increment_steps, init_states
 
 from testkit.model_factory import TinyModel
-from wyoming_pocket_tts.engine.graph_build.encoder import VOICE, VOICE_BOS
 from wyoming_pocket_tts.engine.onnx.graphs import Graphs
 from wyoming_pocket_tts.engine.onnx.runners import MimiRunner
+from wyoming_pocket_tts.engine.onnx.voice_encoding import VoiceEncoder
 
 DECODERS = {
     "lsd": lsd_decode,
@@ -122,47 +122,12 @@ def mimi_frames(model: TTSModel, graphs: Graphs, frames: int, seed: int) -> tupl
 
 
 def voice_prompts(model: TTSModel, graphs: Graphs, audio: np.ndarray) -> tuple[np.ndarray, ...]:
-    """The flow LM's prompt from `audio` (1, 1, samples) by the built encoder graph and by
-    pocket-tts (`_encode_audio`, then `bos_before_voice` where the config inserts it)."""
-    got = encode_prompt(graphs, audio)
+    """The flow LM's prompt from `audio` (1, 1, samples) by the built encoder graph, a chunk at
+    a time as the server runs it (`onnx.voice_encoding.VoiceEncoder`), and by pocket-tts
+    (`_encode_audio`, then `bos_before_voice` where the config inserts it)."""
+    got = VoiceEncoder(graphs.folder, 1).prompt(audio)
     with torch.no_grad():
         expected = model._encode_audio(torch.from_numpy(audio))
         if model.flow_lm.insert_bos_before_voice:
             expected = torch.cat([model.flow_lm.bos_before_voice, expected], dim=1)
     return got, expected.numpy()
-
-
-def encode_prompt(graphs: Graphs, audio: np.ndarray) -> np.ndarray:
-    """The flow LM's prompt from `audio` (1, channels, samples) by the built encoder graph, a
-    chunk at a time: the audio padded to whole chunks (its frames past the audio's dropped),
-    each chunk's K and V rows written into the circular caches, its states carried on."""
-    session = ort.InferenceSession(str(graphs.folder / VOICE), providers=["CPUExecutionProvider"])
-    inputs = {item.name: [int(n) for n in item.shape] for item in session.get_inputs()}
-    chunk = inputs["audio"][2]
-    frames_per_chunk = session.get_outputs()[0].shape[1]
-    frame = chunk // frames_per_chunk
-    frames = -(-audio.shape[2] // frame)
-    padded = np.zeros((*audio.shape[:2], -(-audio.shape[2] // chunk) * chunk), np.float32)
-    padded[..., : audio.shape[2]] = audio
-    feeds = {name: np.zeros(shape, np.float32) for name, shape in inputs.items()}
-    caches = sorted((name for name in inputs if name.startswith("c")), key=lambda n: int(n[1:]))
-    offset, prompt = 0, []
-    for start in range(0, padded.shape[2], chunk):
-        feeds["audio"] = padded[..., start : start + chunk]
-        feeds["offset"] = np.array([offset], np.int64)
-        names = [o.name for o in session.get_outputs()]
-        outputs = dict(zip(names, session.run(None, feeds), strict=True))
-        prompt.append(outputs["prompt"])
-        steps = outputs["c0_new"].shape[2]
-        for name in inputs:
-            if name.startswith("s"):
-                feeds[name] = outputs[f"{name}_out"]
-        for name in caches:
-            slots = feeds[name].shape[2]
-            kept = min(steps, slots)
-            where = (offset + np.arange(steps - kept, steps)) % slots
-            feeds[name][:, :, where] = outputs[f"{name}_new"][:, :, steps - kept :]
-        offset += steps
-    whole = np.concatenate(prompt, axis=1)[:, :frames]
-    bos = graphs.folder / VOICE_BOS
-    return np.concatenate([np.load(bos), whole], axis=1) if bos.is_file() else whole

@@ -11,6 +11,7 @@ Rooms:
 - `model/`: pocket-tts's model as we load and change it, behind the seam (the torch runtime).
 - `voice_states/`: voice states made, cached in memory and on disk, and their loudness.
 Modules: `runtime.py`, the seam (what a runtime must provide, and the runtimes' kinds: a new
-runtime is a room and a `RuntimeKind` member); `chunking.py`, a piece bounded to what the engine
-speaks at once; `child_process.py`, work that needs torch run in a child process. Circles
-between rooms are refused by `script/layout.py`."""
+runtime is a room and a `RuntimeKind` member); `identity.py`, which model a cached thing belongs
+to; `chunking.py`, a piece bounded to what the engine speaks at once; `child_process.py`, work
+that needs torch run in a child process. Circles between rooms are refused by
+`script/layout.py`."""

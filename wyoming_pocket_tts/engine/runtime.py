@@ -60,7 +60,7 @@ class Runtime(Protocol):
     kind: RuntimeKind
     sample_rate: int
     int8: bool
-    """Whether it runs int8 (its voice states are its precision's, `model.identity`)."""
+    """Whether it runs int8 (its voice states are its precision's, `identity`)."""
 
     @property
     def can_clone(self) -> bool:

@@ -24,15 +24,11 @@ from pathlib import Path
 
 import numpy as np
 
+from ..onnx.graphs import VOICE, VOICE_BOS
 from .checkpoint import Checkpoint
 from .config import ModelConfig
 from .convs import Conv, States, projected, residual_convs, streaming_conv, walk_seanet
 from .ops import FLOAT, INT64, Graph, write_graph
-
-VOICE = "voice.onnx"
-"""The encoder's graph in the folder (written where the weights clone voices)."""
-VOICE_BOS = "voice_bos.npy"
-"""`bos_before_voice` (1, 1, dim), first in every voice prompt (where the config inserts it)."""
 
 
 def chunk_frames(config: ModelConfig) -> int:

@@ -2,7 +2,7 @@
 
 `build` writes the frame's graph, the text table, the tokenizer's file and the loop's settings,
 Mimi's decoder step and the flow LM's step, Mimi's encoder step for voice prompts
-(`encoder.VOICE`, where the weights clone voices: not in the export), then `graphs.json`, into
+(`onnx.graphs.VOICE`, where the weights clone voices: not in the export), then `graphs.json`, into
 a folder beside the target, renamed to it at the end: a build that fails leaves no folder
 behind.
 """

@@ -1,5 +1,5 @@
 """pocket-tts's model as the server loads it: the torch runtime, behind the seam as
-`runtime.TorchRuntime` (voice prompts read by `prompt_audio.py`).
+`runtime.py`'s `TorchRuntime`.
 
 Everything we change in pocket-tts's modules lives in this room, each given at load:
 - `equivalents.py`: the flow head's time embeddings kept (a constant per frame), Mimi's first
@@ -11,5 +11,6 @@ Everything we change in pocket-tts's modules lives in this room, each given at l
   checkpoint's; the same weights.
 The ONNX runtime changes the same model further, in its own room, to export it as graphs:
 `onnx/attention.py` gives its attention an exportable cache.
-`loading.py` loads and equips a model; `identity.py` fingerprints it for caches.
+`loading.py` loads and equips a model (its fingerprint for caches is `engine/identity.py`, every
+runtime's).
 """

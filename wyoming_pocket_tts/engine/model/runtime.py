@@ -3,8 +3,8 @@
 `TorchRuntime` cuts with pocket-tts's own `split_into_best_sentences` and tokenizer, speaks a
 piece with its `generate_audio_stream` (which would cut a longer text again: a piece is within
 its bound already), and makes voice states in this process: an audio file read by
-`prompt_audio.read_prompt`, a built-in name resolved for the model (`builtin_source`), anything
-else as pocket-tts reads it.
+`audio.prompt_reading` (the graphs' reader too), a built-in name resolved for the model
+(`builtin_source`), anything else as pocket-tts reads it.
 """
 
 from __future__ import annotations
@@ -14,11 +14,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ...audio.prompt_reading import read_prompt
 from ...host import encoding_threads
+from ...voices import builtin as voices_builtin
 from ...voices.catalog import VoiceKind, is_audio_prompt, voice_kind
 from ...voices.cloning import VoiceCloningUnavailable
 from ..runtime import Audio, Piece, RuntimeKind, State
-from .prompt_audio import read_prompt
 
 if TYPE_CHECKING:
     from pocket_tts import TTSModel
@@ -73,7 +74,9 @@ class TorchRuntime:
             raise VoiceCloningUnavailable()
         with encoding_threads():
             if isinstance(source, Path) and is_audio_prompt(str(source)):
-                prompt = read_prompt(source, model.sample_rate, name)
+                import torch
+
+                prompt = torch.from_numpy(read_prompt(source, model.sample_rate, name))
                 return model.get_state_for_audio_prompt(prompt)
             if isinstance(source, str) and voice_kind(source) is VoiceKind.BUILTIN:
                 source = builtin_source(model, source)
@@ -84,14 +87,10 @@ class TorchRuntime:
 
 
 def builtin_source(model: TTSModel, name: str) -> str:
-    """A built-in name for a packaged language model; its original audio for any other model."""
+    """A built-in name's saved state for a packaged language model; its original audio for any
+    other model (`voices.builtin`)."""
     from pocket_tts.utils.config import CONFIGS_DIR
-    from pocket_tts.utils.utils import _ORIGINS_OF_PREDEFINED_VOICES
 
-    if name not in _ORIGINS_OF_PREDEFINED_VOICES:
-        known = ", ".join(sorted(_ORIGINS_OF_PREDEFINED_VOICES))
-        raise ValueError(f"{name!r} is not a pocket-tts built-in voice (built-in: {known})")
     origin = model.origin
-    if origin is not None and origin.is_relative_to(CONFIGS_DIR):
-        return name
-    return _ORIGINS_OF_PREDEFINED_VOICES[name]
+    packaged = origin is not None and origin.is_relative_to(CONFIGS_DIR)
+    return voices_builtin.builtin_source(name, origin.stem if packaged else None)

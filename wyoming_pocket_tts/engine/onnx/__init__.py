@@ -4,4 +4,5 @@ names the files), their int8 (`quantize.py`) measured against fp32 where it is m
 (`int8_gate.py`), cached per host (`cache.py`) and exported in a child process
 (`background.py`, `child.py`). `loop.py` runs them without torch: pocket-tts's generation loop
 over the graphs with numpy (`runners.py` on `ort.py`'s sessions, its budgets in `plan.py`,
-`text_prompt.py`, `voice_arrays.py`, `loop_settings.py`), served as `lean.py`'s `LeanModel`."""
+`text_prompt.py`, `voice_arrays.py`, `loop_settings.py`), served as `lean.py`'s `LeanModel`;
+`voice_encoding.py` makes a voice's state on the built graphs, without torch."""

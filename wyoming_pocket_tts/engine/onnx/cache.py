@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from ...files import key_name
 from ...host import installed_version
 from ...settings import ModelSettings
-from ..model.identity import model_identity
+from ..identity import model_identity
 from .graphs import REFUSED, refused
 
 if TYPE_CHECKING:

@@ -26,7 +26,7 @@ from ...offline import is_missing_network
 from ...settings import EngineSettings, ModelSettings
 from ...voices.catalog import LoadFailures
 from ...voices.cloning import report_voice_cloning
-from ..model.identity import model_identity
+from ..identity import model_identity
 from ..tuning.tuned import Tuning, load_tuned_model
 from ..voice_states.cache import VoiceStates
 from ..voice_states.making import VoiceMaking

@@ -25,7 +25,7 @@ from typing import Any
 from ...files import key_name, write_atomically
 from ...host import cpu_model, installed_version, usable_cores
 from ...settings import ModelSettings
-from ..model.identity import model_identity
+from ..identity import model_identity
 from ..runtime import RuntimeKind
 from .rule import Choice
 from .timing import Speed

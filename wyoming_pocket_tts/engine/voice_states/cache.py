@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 _LOGGER = logging.getLogger(__name__)
 
 TRUNCATE_PROMPTS = True
-"""Prompts from URLs are cut to 30 s by pocket-tts; files by `prompt_audio.read_prompt`."""
+"""Prompts from URLs are cut to 30 s by pocket-tts; files by `audio.prompt_reading.read_prompt`."""
 
 
 @dataclass(frozen=True)

@@ -1,23 +1,25 @@
-"""Which model a cached thing belongs to: a fingerprint of everything that shapes its output."""
+"""Which model a cached thing belongs to: a fingerprint of everything that shapes its output,
+for every runtime (voice states, graphs, tuning decisions); it needs neither torch nor pocket-tts
+(`pocket`: the configs and the pocket-tts version they are)."""
 
 from __future__ import annotations
 
 import hashlib
-from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from ...pocket import package_dir
-from ...settings import ModelSettings
-from ..runtime import RuntimeKind
+from ..pocket import POCKET_TTS_VERSION, configs_dir
+from ..settings import ModelSettings
+from .runtime import RuntimeKind
 
 _WEIGHT_KEYS = ("weights_path", "weights_path_without_voice_cloning")
 
 
 def model_identity(settings: ModelSettings) -> str:
-    """A fingerprint of everything that shapes a voice state: config, local weights, code, and
+    """A fingerprint of everything that shapes a voice state: config, local weights, pocket-tts's
+    version (its code: the one `pocket` mirrors), and
     the precision: fp32 ONNX graphs share torch fp32's states (the same to 6e-7 of their RMS),
     int8 graphs have their own (ONNX Runtime rounds otherwise than torch's int8)."""
     if settings.quantize is None:
@@ -25,8 +27,8 @@ def model_identity(settings: ModelSettings) -> str:
     precision = f"q={settings.quantize}"
     if settings.quantize and settings.runtime is RuntimeKind.ONNX:
         precision += " onnx"
-    digest = hashlib.sha256(f"pocket-tts {version('pocket-tts')} {precision}".encode())
-    config = settings.config or str(_configs() / f"{settings.model}.yaml")
+    digest = hashlib.sha256(f"pocket-tts {POCKET_TTS_VERSION} {precision}".encode())
+    config = settings.config or str(configs_dir() / f"{settings.model}.yaml")
     if config.startswith(("hf://", "http://", "https://")):
         digest.update(config.encode())  # hf:// revisions pin the content
         return digest.hexdigest()
@@ -36,15 +38,6 @@ def model_identity(settings: ModelSettings) -> str:
         stat = weights.stat()
         digest.update(f"{weights}:{stat.st_size}:{stat.st_mtime_ns}".encode())
     return digest.hexdigest()
-
-
-def _configs() -> Path:
-    """pocket-tts's folder of built-in configs (`utils.config.CONFIGS_DIR`), found without
-    importing it (torch)."""
-    package = package_dir()
-    if package is None:
-        raise ValueError("pocket-tts is not installed")
-    return package / "config"
 
 
 def _local_weights(config: dict[str, Any]) -> list[Path]:
