@@ -10,10 +10,11 @@ import re
 from pathlib import Path
 from urllib.parse import urlparse
 
+from .engine.runtime import RuntimeKind
 from .languages import UnknownLanguage, language_code
 from .languages import known as known_language
 from .pocket import builtin_models
-from .settings import LANGUAGE_CODE, HttpSettings, ModelSettings, VoiceSpec
+from .settings import AUTO, LANGUAGE_CODE, HttpSettings, ModelSettings, VoiceSpec
 from .voices.catalog import VoiceKind, voice_kind
 
 QUANTIZE = {"auto": None, "on": True, "off": False}
@@ -89,7 +90,10 @@ def check_uri(parser: argparse.ArgumentParser, uri: str) -> None:
 
 
 def models(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[ModelSettings, ...]:
-    """One model per language, in command-line order; codes must differ."""
+    """One model per language, in command-line order; codes must differ; a runtime asked for
+    must be installed."""
+    if args.runtime != AUTO and not RuntimeKind(args.runtime).installed:
+        parser.error(f"--runtime {args.runtime}: {NOT_INSTALLED[RuntimeKind(args.runtime)]}")
     models: list[ModelSettings] = []
     for number, (flag, value) in enumerate(args.models or [("--language", ModelSettings().model)]):
         code = args.language_code if number == 0 else None
@@ -127,6 +131,14 @@ def models(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[M
             )
         models.append(model)
     return tuple(models)
+
+
+NOT_INSTALLED = {
+    RuntimeKind.TORCH: "torch is not installed: pip install 'wyoming-pocket-tts[torch]', or "
+    "--runtime auto (the ONNX Runtime graphs, without torch)",
+    RuntimeKind.ONNX: "onnxruntime is not installed (pip install onnxruntime)",
+}
+"""Why a runtime asked for cannot run, and what installs it."""
 
 
 def _config(parser: argparse.ArgumentParser, config: str) -> str:

@@ -5,18 +5,25 @@ The first start downloads the model, tokenizer and voices (hundreds of MB) throu
 only on a terminal: in a container or the add-on log nothing at all appears for minutes. The hub
 creates every file's bar from the class its modules call `tqdm` (unless a caller passes its own
 `tqdm_class`, which pocket-tts does not); `log_hub_downloads` replaces that class with one that
-logs instead of drawing, for plain HTTP and Xet downloads alike.
+logs instead of drawing, for plain HTTP and Xet downloads alike. `hub_file` fetches a config's
+`hf://` or `https://` file the way pocket-tts does, for the graphs' path without it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import io
 import logging
 import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
 from typing import Any, ClassVar
 
 from huggingface_hub.utils import tqdm as hub_tqdm
+
+from .files import new_file
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -152,3 +159,25 @@ def _display_name(desc: str) -> str:
 
 def _size(total: float | None) -> str:
     return f"{total / _MB:.1f} MB" if total else "size unknown"
+
+
+def hub_file(url: str) -> Path:
+    """A local copy of `url`, as pocket-tts's `download_if_necessary` makes one: `hf://owner/
+    repo/path[@revision]` through the hub's cache (logged by `log_hub_downloads`), `https://`
+    into `~/.cache/pocket_tts/` (its name the URL's sha256), anything else a local path."""
+    if url.startswith("hf://"):
+        from huggingface_hub import hf_hub_download
+
+        owner, repo, rest = url.removeprefix("hf://").split("/", 2)
+        filename, _, revision = rest.partition("@")
+        return Path(hf_hub_download(f"{owner}/{repo}", filename, revision=revision or None))
+    if url.startswith(("http://", "https://")):
+        folder = Path.home() / ".cache" / "pocket_tts"
+        suffix = Path(urllib.parse.urlparse(url).path).suffix
+        cached = folder / f"{hashlib.sha256(url.encode()).hexdigest()}{suffix}"
+        if not cached.is_file():
+            folder.mkdir(parents=True, exist_ok=True)
+            with urllib.request.urlopen(url, timeout=60) as answer, new_file(cached) as temporary:
+                temporary.write_bytes(answer.read())
+        return cached
+    return Path(url)

@@ -6,7 +6,7 @@ The real server in this process with two tiny models (`tiny_model` as en, `slim_
 different shapes, so each has a graph folder of its own) and real export children. That the
 children never overlap is read from the server's own lines, in the order it logged them: a
 child's start (`separate process (pid N)`), logged right after it is started, and its end
-(`Exported the graphs ... (process N)`, or the warning of a failed one), logged once it has
+(`Built the graphs ... (process N)`, or the warning of a failed one), logged once it has
 exited. The out-of-memory kill is SIMULATED by this test sending the child SIGKILL: the
 kernel's OOM killer sends that signal, and a 2 GiB limit cannot be set from a test here.
 """
@@ -28,7 +28,7 @@ from testkit.support import running_server, synthesize
 from wyoming_pocket_tts.engine.onnx import background as graph_export
 
 START = re.compile(r"separate process \(pid (\d+)\)")
-END = re.compile(r"Exported the graphs in .* \(process (\d+)\)")
+END = re.compile(r"Built the graphs in .* \(process (\d+)\)")
 WARNING = "ONNX Runtime cannot run the {code} model, it runs on torch"
 ON_GRAPHS = re.compile(r"The (\w+) model now runs on ONNX Runtime")
 DEADLINE = 400.0

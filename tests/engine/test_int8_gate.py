@@ -146,7 +146,7 @@ def test_a_server_whose_int8_is_refused_serves_fp32_graphs_and_says_why(
         server.wait_for_log("Ready")
         assert server.stop() == 0
     assert "int8 refused on this CPU" in server.log, server.log
-    assert "Exported the graphs" not in server.log, server.log
+    assert "Built the graphs" not in server.log, server.log
     if row is None:
         page_unchecked("the studio's model row")
     assert "fp32: int8 refused on this CPU" in row, row

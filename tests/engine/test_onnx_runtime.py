@@ -126,7 +126,7 @@ def export_children_nice() -> list[tuple[int, int]]:
         with contextlib.suppress(OSError):
             fields = stat.read_text().rsplit(")", 1)[1].split()
             cmdline = (stat.parent / "cmdline").read_bytes()
-            if int(fields[1]) == os.getpid() and export_process.__name__.encode() in cmdline:
+            if int(fields[1]) == os.getpid() and export_process.CHILD.encode() in cmdline:
                 oom = int((stat.parent / "oom_score_adj").read_text())
                 found.append((int(fields[16]), oom))  # field 19 of stat: nice
     return found
@@ -490,7 +490,7 @@ def test_without_cached_graphs_torch_serves_while_a_child_process_exports(
     assert not runtime.needs_export(settings, first_start.data, False)
     log = first_start.log
     started = [line for line in log if "separate process (pid" in line]
-    ended = [line for line in log if line.startswith("Exported the graphs in")]
+    ended = [line for line in log if line.startswith("Built the graphs in")]
     assert len(started) == 1 and len(ended) == 1 and "(process " in ended[0], log
     assert not any(line.startswith(FALLBACK) for line in log)
 
@@ -733,7 +733,7 @@ def test_an_export_process_ends_when_its_server_goes(
     """A server killed without stopping its export: the child's stdin closes with it, and the
     child exits at once instead of exporting on (minutes at full size)."""
     folder = tmp_path / "graphs"
-    command = [sys.executable, "-m", export_process.__name__, str(folder)]
+    command = [sys.executable, "-m", export_process.CHILD, str(folder)]
     command += ["--config", str(settings.config)]
     child = subprocess.Popen(command, stdin=subprocess.PIPE, env=child_env())
     assert child.stdin is not None

@@ -9,6 +9,7 @@ here runs one. This module imports nothing of the package (`settings` reads its 
 
 from __future__ import annotations
 
+import importlib.util
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -41,6 +42,12 @@ class RuntimeKind(str, Enum):
     def name_in_logs(self) -> str:
         """Its name in the log's sentences."""
         return {RuntimeKind.TORCH: "torch", RuntimeKind.ONNX: "ONNX Runtime"}[self]
+
+    @property
+    def installed(self) -> bool:
+        """Its packages are installed (torch's come with the `[torch]` extra)."""
+        packages = {RuntimeKind.TORCH: ("torch", "pocket_tts"), RuntimeKind.ONNX: ("onnxruntime",)}
+        return all(importlib.util.find_spec(name) is not None for name in packages[self])
 
     @property
     def without_torch(self) -> bool:

@@ -6,7 +6,8 @@ so `onnx.loop` and `onnx.quantize` take it as they take an export. The checkpoin
 tensor at a time (`checkpoint.py`), its config without pocket-tts (`config.py`); the graphs are
 written node by node (`ops.py`) from pocket-tts's layers (`layers.py`, `transformer.py`,
 `flow_head.py`, `convs.py`): the LM's step (`lm.py`), a frame's input (`frame.py`), Mimi's
-decoder (`mimi.py`) and its encoder for cloning (`encoder.py`).
+decoder (`mimi.py`) and its encoder for cloning (`encoder.py`). `child.py` is the child process
+that makes a model's graphs for the server (`onnx.child` starts it).
 """
 
 from .checkpoint import CheckpointError

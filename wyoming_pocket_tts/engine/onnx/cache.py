@@ -1,9 +1,9 @@
-"""`--runtime onnx`: the model served on ONNX graphs, exported once on this host.
+"""`--runtime onnx`: the model served on ONNX graphs, made once on this host.
 
-The graphs (`onnx.export`) are exported at the first start from the weights this host loaded, and
-kept under `<data dir>/graphs/`, keyed by the model's identity and the versions of pocket-tts,
-torch, onnx and onnxruntime (and `GRAPHS_VERSION`, of the export's own code): a change in any
-of them exports again. The log says how long the export took. Without a data folder the graphs
+The graphs are built from the checkpoint at the first start (`onnx.child`, `graph_build`), and
+kept under `<data dir>/graphs/`, keyed by the model's identity and the versions of onnx and
+onnxruntime (and `GRAPHS_VERSION`, of the code that makes them): a change in any of them makes
+them again. The log says how long the export took. Without a data folder the graphs
 are exported to a temporary folder at every start (ONNX Runtime keeps them in memory).
 `prepare_graphs` is the one export into a folder; it runs in a child process
 (`onnx.child`, started by `onnx.background`), never in the process that serves.
@@ -27,6 +27,7 @@ from ...files import key_name
 from ...host import installed_version
 from ...settings import ModelSettings
 from ..identity import model_identity
+from ..runtime import RuntimeKind
 from .graphs import REFUSED, refused
 
 if TYPE_CHECKING:
@@ -39,12 +40,15 @@ if TYPE_CHECKING:
 
 _LOGGER = logging.getLogger(__name__)
 
-GRAPHS_VERSION = 7
-"""Of the export's code (`onnx.export`, `onnx.attention`) and the layers `onnx.quantize` takes:
-a change exports again (6: the flow head's modulations in int8; 7: unsigned int8 weights, the
-same sums on every CPU, and `int8_gate`)."""
+GRAPHS_VERSION = 8
+"""Of the code that makes the graphs (`graph_build`; `onnx.export`, `onnx.attention` for split
+weights) and the layers `onnx.quantize` takes: a change makes them again (6: the flow head's
+modulations in int8; 7: unsigned int8 weights, the same sums on every CPU, and `int8_gate`;
+8: built from the checkpoint, with the voice encoder)."""
 _FOLDER = "graphs"
-_PACKAGES = ("pocket-tts", "torch", "onnx", "onnxruntime")
+_PACKAGES = ("onnx", "onnxruntime")
+"""Whose versions the graphs are keyed by besides the model's identity (torch's and
+pocket-tts's make no graph now)."""
 FAILED = "failed.txt"
 """In a graph folder instead of the graphs: why exporting or loading them failed here."""
 TEMPORARY_PREFIX = "pocket-tts-graphs-"
@@ -90,12 +94,11 @@ def needs_export(settings: ModelSettings, data_dir: Path | None, int8: bool) -> 
 
 
 def warn_torch(code: str, error: BaseException) -> None:
-    """The one warning line of a model that cannot run on ONNX Runtime."""
+    """The one warning line of a model that cannot run on ONNX Runtime (torch serves it, where
+    installed)."""
+    then = "it runs on torch" if RuntimeKind.TORCH.installed else "and torch is not installed"
     _LOGGER.warning(
-        "ONNX Runtime cannot run the %s model, it runs on torch: %s: %s",
-        code,
-        type(error).__name__,
-        error,
+        "ONNX Runtime cannot run the %s model, %s: %s: %s", code, then, type(error).__name__, error
     )
 
 

@@ -49,6 +49,7 @@ from ..model.loading import load_model
 from ..model.runtime import TorchRuntime
 from ..onnx.background import BackgroundExport
 from ..onnx.cache import graph_folder, graphs_label, lean_model, needs_export, warn_torch
+from ..onnx.first_build import GraphsUnavailable, graphs_now
 from ..runtime import RuntimeKind, generation
 from . import timing
 from .comparison import Comparison, Remeasurement, compare, figures_text
@@ -129,6 +130,8 @@ def load_tuned_model(settings: ModelSettings, data_dir: Path | None) -> tuple[Ru
     speed decides), warmed up and timed over `timing.FRAMES` frames. Runs on the engine thread;
     takes a few seconds more than a plain load when `auto` has to compare, a fraction of a
     second otherwise."""
+    if not RuntimeKind.TORCH.installed:
+        return _without_torch(settings, data_dir)
     if settings.runtime is None:
         return _load_auto(settings, data_dir)
     export: BackgroundExport | None = None
@@ -146,6 +149,25 @@ def load_tuned_model(settings: ModelSettings, data_dir: Path | None) -> tuple[Ru
         export.start()
         tuning = replace(tuning, export=export)
     return model, tuning
+
+
+def _without_torch(settings: ModelSettings, data_dir: Path | None) -> tuple[Runtime, Tuning]:
+    """No torch installed (`--runtime auto` or `onnx`; `torch` is refused by the CLI): the
+    graphs, built first where none are cached (`onnx.first_build`), int8 unless `--quantize
+    off` (nothing to measure it against; `int8_gate` refuses it where it drifts), timed as
+    `--runtime onnx` times them. `GraphsUnavailable` says why they cannot serve."""
+    int8, threads = settings.quantize is not False, settings.threads or 1
+    settings = replace(settings, runtime=RuntimeKind.ONNX)
+    started = time.monotonic()
+    model = graphs_now(settings, data_dir, int8, threads)
+    _LOGGER.info(
+        "Loaded model %s in %.1f s (%s; torch is not installed)",
+        settings.label, time.monotonic() - started, graphs_label(model.int8),
+    )  # fmt: skip
+    served = on_graphs(model, settings, graphs_label(model.int8), model.int8, threads)
+    if served is None:
+        raise GraphsUnavailable("the graphs do not run here (the warning above says why)")
+    return served
 
 
 def _load_auto(settings: ModelSettings, data_dir: Path | None) -> tuple[Runtime, Tuning]:

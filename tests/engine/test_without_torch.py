@@ -1,0 +1,118 @@
+"""A server where torch and pocket-tts are not installed (`pip install .` without the `[torch]`
+extra): the first start builds the graphs from the checkpoint, clones a voice with the graphs'
+own encoder and speaks as pocket-tts does; `--runtime torch` is refused with the extra's name.
+
+The one fake: this venv holds torch and pocket-tts for the equivalence tests, so they are hidden
+from the import system (`HIDE`, a `sitecustomize` on PYTHONPATH: the server and every child it
+starts find neither, as in a venv without them).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from testkit.model_factory import TinyModel
+from testkit.support import ServerProcess
+from testkit.zygote import FORK_ENV
+from tests.conftest import model_args
+from wyoming_pocket_tts.engine.onnx.graphs import VOICE
+
+from .test_lean_serving import reply_audio
+from .test_onnx_runtime import pcm_relative
+
+pytestmark = pytest.mark.timeout(300)
+
+HIDE = """
+import importlib.machinery
+import sys
+
+HIDDEN = {"torch", "pocket_tts", "torchaudio", "onnxscript"}
+
+
+class _Without(importlib.machinery.PathFinder):
+    @classmethod
+    def find_spec(cls, fullname, path=None, target=None):
+        if fullname.partition(".")[0] in HIDDEN:
+            return None
+        return super().find_spec(fullname, path, target)
+
+
+sys.meta_path[:] = [_Without if f is importlib.machinery.PathFinder else f for f in sys.meta_path]
+"""
+TEXT = "Turn on the kitchen lights, please."
+SAME_AUDIO = 1e-3
+"""Relative RMS of two 16-bit replies that are the same speech (the state within 3e-6 and the
+graphs' audio within 1e-6 of pocket-tts's: `test_voice_encoding`; 16-bit rounding beside)."""
+
+
+@pytest.fixture
+def hidden(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str | None]:
+    """The environment of a process without torch and pocket-tts (fresh interpreters: the
+    zygote has torch imported)."""
+    monkeypatch.delenv(FORK_ENV, raising=False)
+    folder = tmp_path / "hide"
+    folder.mkdir()
+    (folder / "sitecustomize.py").write_text(HIDE, encoding="utf-8")
+    return {"PYTHONPATH": os.pathsep.join([str(folder), *sys.path])}
+
+
+def test_runtime_torch_is_refused_naming_the_extra(
+    slim_model: TinyModel, hidden: dict[str, str]
+) -> None:
+    env = {**os.environ, **hidden}
+    command = [sys.executable, "-m", "wyoming_pocket_tts", "--runtime", "torch"]
+    command += ["--model-config", str(slim_model.config_path)]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done
+    assert "--runtime torch: torch is not installed" in done.stderr, done.stderr
+    assert "pip install 'wyoming-pocket-tts[torch]'" in done.stderr, done.stderr
+    found = subprocess.run(
+        [sys.executable, "-c", "import importlib.util as u; print(u.find_spec('torch'))"],
+        env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert found.stdout.strip() == "None", found
+
+
+def test_a_first_start_without_torch_builds_clones_and_speaks_as_pocket_tts(
+    slim_model: TinyModel,
+    voices: dict[str, Path],
+    hidden: dict[str, str | None],
+    tmp_path: Path,
+) -> None:
+    """`--runtime auto` (the default) with nothing cached: the graphs are built in a child
+    before `Ready`, int8 by default; voice `a` (a wav) is encoded in the server by the graphs'
+    encoder, no child. A second start at fp32 on the same cache speaks `a` as a torch server
+    speaks it (the test models sample at temperature 0)."""
+    data = tmp_path / "data"
+    args = [*model_args(slim_model, {"a": voices["a"]}), "--data-dir", str(data)]
+    first = [*args, "--runtime", "auto", "--quantize", "auto"]  # the defaults, said
+    with ServerProcess(first, tmp_path / "first.log", hidden) as server:
+        server.wait_for_log("Ready", timeout=240)
+        reply_audio(server, "a")
+        assert server.stop() == 0
+    log = server.log
+    assert "Building the en model's graphs from its checkpoint" in log, log
+    assert "torch is not installed" in log and "(onnx int8" in log, log
+    assert "Encoded voice a" in log and "encoding of voice a runs in a separate" not in log, log
+    assert list(data.glob(f"graphs/*/{VOICE}")), "the built graphs hold no voice encoder"
+
+    fp32 = [*args, "--runtime", "onnx", "--quantize", "off"]
+    with ServerProcess(fp32, tmp_path / "second.log", hidden) as server:
+        server.wait_for_log("Ready", timeout=240)
+        ours = reply_audio(server, "a", TEXT)
+        assert server.stop() == 0
+    assert "Building" not in server.log, server.log  # the cache served
+    torch_args = [*model_args(slim_model, {"a": voices["a"]}), "--data-dir", str(tmp_path / "t")]
+    with ServerProcess(torch_args, tmp_path / "torch.log") as server:  # --runtime torch
+        server.wait_for_log("Ready", timeout=240)
+        theirs = reply_audio(server, "a", TEXT)
+        assert server.stop() == 0
+    assert len(ours) == len(theirs)
+    assert pcm_relative(ours, theirs) < SAME_AUDIO
+    assert np.frombuffer(ours, np.int16).any()

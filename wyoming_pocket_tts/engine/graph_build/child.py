@@ -1,0 +1,117 @@
+"""The child that makes a model's graphs: `python -m wyoming_pocket_tts.engine.graph_build.child
+FOLDER [--int8]`, started by `onnx.child.ExportProcess`.
+
+The graphs are built from the checkpoint (`folder.build`: numpy and onnx, a few seconds and
+some hundred MiB at full size), or, for a config whose weights come apart
+(`model_files.SplitWeights`), exported from torch's model: `torch.onnx.export` traces with
+torch.fx, which patches `torch.nn.Module.__call__` for the whole process while it runs (a
+request served meanwhile failed inside fx), holds the GIL for tens of seconds and leaves its
+peak with the process; hence a process of its own for both.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from pathlib import Path
+
+from ...host import first_to_go, lowest_priority
+from ...settings import ModelSettings
+from ..child_process import add_model_args, end_with_parent, fail
+
+_LOGGER = logging.getLogger(__name__)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The child: nice 19 and the first to go when memory runs out, then the export; 0, or 1
+    with a one-line reason.
+
+    The fp32 graphs are built from the checkpoint (`graph_build`, no torch); only a config
+    with split weights is exported from a model loaded here in torch, emptied stage by stage
+    (`onnx.export`). The int8 ones come from their files, after a process that imported torch
+    has replaced itself (`INT8_ONLY`, the same pid) with one that never does: torch,
+    pocket-tts and what the export left in the heap would stay resident under the
+    quantiser's peak otherwise."""
+    why_not = lowest_priority()
+    if why_not is not None:
+        print(f"The export runs at normal priority: {why_not}", file=sys.stderr)
+    first_to_go()
+    parser = argparse.ArgumentParser(description="Export a model's ONNX graphs into FOLDER.")
+    parser.add_argument("folder", type=Path)
+    add_model_args(parser)
+    parser.add_argument("--int8", action="store_true", help="the int8 graphs too")
+    parser.add_argument(INT8_ONLY, action="store_true", help="only the int8 graphs, from fp32")
+    arguments = sys.argv[1:] if argv is None else argv
+    args = parser.parse_args(arguments)
+    end_with_parent()
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        from ..onnx.cache import exported_graphs, prepare_int8
+
+        if args.int8_only:
+            prepare_int8(args.folder)
+            _note_peak("the int8 graphs")
+            return 0
+        if exported_graphs(args.folder) is None:
+            _fp32_graphs(ModelSettings(model=args.model, config=args.config), args.folder)
+        if args.int8:
+            if "torch" in sys.modules:  # the same pid, without torch
+                sys.stderr.flush()
+                module = __spec__.name if __spec__ is not None else __name__  # not "__main__"
+                os.execv(sys.executable, [sys.executable, "-m", module, *arguments, INT8_ONLY])
+            prepare_int8(args.folder)
+            _note_peak("the int8 graphs")
+    except Exception as error:  # the reason, as the last line of stderr
+        return fail(error)
+    return 0
+
+
+INT8_ONLY = "--int8-only"
+
+
+def _fp32_graphs(settings: ModelSettings, folder: Path) -> None:
+    """Build the fp32 graphs from the checkpoint (`graph_build`, no torch); a config that gives
+    its weights apart (`SplitWeights`) is exported from torch's model instead."""
+    from ..model_files import SplitWeights, sources
+    from .folder import build
+
+    try:
+        found = sources(settings)
+    except SplitWeights as error:
+        _LOGGER.warning("%s: exporting from torch", error)
+        _export_fp32(settings, folder)
+        return
+    _note_peak("fetching the checkpoint")
+    build(
+        found.checkpoint, found.config, folder,
+        tokenizer=found.tokenizer, voice_cloning=found.voice_cloning,
+    )  # fmt: skip
+    _note_peak("the fp32 graphs")
+
+
+def _export_fp32(settings: ModelSettings, folder: Path) -> None:
+    from ..model.loading import plain_model
+    from ..model.one_copy import one_copy_of_weights
+    from ..onnx.cache import prepare_graphs
+
+    with one_copy_of_weights():  # one copy of the weights, not two
+        model = plain_model(settings, False)
+    _note_peak("loading the model")
+    prepare_graphs(model, folder, False)
+    _note_peak("the fp32 graphs")
+
+
+def _note_peak(stage: str) -> None:
+    """This process's peak resident memory so far (VmHWM), on stderr (logged at debug)."""
+    try:
+        status = Path("/proc/self/status").read_text(encoding="ascii")
+        kib = next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM"))
+    except (OSError, StopIteration, IndexError):
+        return
+    print(f"Peak memory after {stage}: {int(kib) / 1024:.0f} MiB", file=sys.stderr, flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

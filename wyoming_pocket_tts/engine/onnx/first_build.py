@@ -1,0 +1,62 @@
+"""The graphs made at a start with no torch installed: fetched, built, then served.
+
+Without torch nothing else can speak while the graphs are made, and they take seconds
+(`graph_build`), so the start waits for them, as it waits for a download. The checkpoint and
+tokenizer are fetched here first (`graph_build.sources`), on the caller's thread, so that a
+missing network is the caller's usual error (waited out and tried again: `engine.serving`),
+never a child's failure remembered with the cache. The build itself runs in the export's child
+(`onnx.child`: its peak goes with it), one at a time with the background exports (`QUEUE`).
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import shutil
+import tempfile
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ...settings import ModelSettings
+from .background import QUEUE
+from .cache import TEMPORARY_PREFIX, graph_folder, needs_export, remember_failure
+from .child import ExportProcess
+
+if TYPE_CHECKING:
+    from .lean import LeanModel
+
+_LOGGER = logging.getLogger(__name__)
+
+
+class GraphsUnavailable(RuntimeError):
+    """The graphs could not be made or do not run here, and no other runtime is installed."""
+
+
+def graphs_now(
+    settings: ModelSettings, data_dir: Path | None, int8: bool, threads: int
+) -> LeanModel:
+    """The model on its graphs, built first where none are cached (`GraphsUnavailable` with
+    the reason if that fails; the hub's own errors while fetching)."""
+    from ..model_files import sources
+    from .cache import lean_model
+
+    if data_dir is None:  # kept to the end: the voice encoder loads from it when first used
+        folder = Path(tempfile.mkdtemp(prefix=TEMPORARY_PREFIX))
+        atexit.register(partial(shutil.rmtree, folder, ignore_errors=True))
+    else:
+        folder = graph_folder(data_dir, settings)
+    if needs_export(settings, data_dir, int8):
+        sources(settings)  # fetched here: see the module
+        _LOGGER.info("Building the %s model's graphs from its checkpoint (once)", settings.code)
+        with QUEUE:
+            try:
+                ExportProcess(settings, int8).run(folder)
+            except Exception as error:
+                if data_dir is not None:
+                    remember_failure(folder, error)
+                raise GraphsUnavailable(f"the graphs could not be built: {error}") from None
+    model = lean_model(settings, folder, int8, threads)
+    if model is None:
+        raise GraphsUnavailable("the graphs do not run here (the warning above says why)")
+    return model
