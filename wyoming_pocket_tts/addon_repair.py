@@ -3,7 +3,8 @@
 The Supervisor starts the add-on only with options its schema (config.yaml) accepts, and the
 schema refuses what it can express (ranges, choices, patterns). What it cannot express is checked
 here: two models of one language, a voice whose file is missing or whose language has no model,
-an unknown default voice, a voices folder that is missing and cannot be created. Each such value
+an unknown default voice, a voices folder that is missing and cannot be created, a runtime the
+image does not hold (`torch`, saved by an add-on before 0.10, whose image had it). Each such value
 is dropped or replaced by the server's default and named in one warning line, and the add-on
 serves: a setting that cannot be honoured must not keep the whole voice assistant silent.
 """
@@ -16,9 +17,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from .cli import QUANTIZE_MODES, build_parser
+from .engine.runtime import RuntimeKind
 from .flags import loudness_target
 from .languages import language_code
 from .pocket import builtin_models, builtin_voice_names
+from .settings import AUTO, RUNTIMES
 from .voices.catalog import VoiceKind, voice_kind
 
 CONFIG_DIR = Path("/config")
@@ -120,6 +123,10 @@ def settle_options(
             f"using {parser.get_default('loudness'):g}"
         )
         del settled["loudness"]
+    runtime = settled.get("runtime")
+    if runtime in RUNTIMES and runtime != AUTO and not RuntimeKind(runtime).installed:
+        notes.append(f"Option 'runtime': {runtime} is not in this add-on's image; using auto")
+        settled["runtime"] = AUTO
     if "quantize" in settled and settled["quantize"] not in _QUANTIZE_VALUES:
         notes.append(
             f"Option 'quantize': {settled['quantize']!r} is not auto, on or off; using auto"
