@@ -197,7 +197,7 @@ def test_silent_index_is_given_up_within_the_timeout(machine: Path) -> None:
     assert timeout <= elapsed <= timeout + KILL_AFTER + 2 * baseline, (elapsed, baseline)
 
 
-@pytest.mark.parametrize("script", ["setup", "torch-choice"])
+@pytest.mark.parametrize("script", ["setup", "torch-choice", "arm64-check"])
 def test_script_passes_shellcheck(script: str) -> None:
     path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
     shellcheck = shutil.which("shellcheck", path=path)
