@@ -647,6 +647,29 @@ def test_settle_names_each_change_once() -> None:
     assert parse_settings(options_to_argv(settled)).engine.default_model.quantize is False
 
 
+@pytest.mark.parametrize("installed", [True, False])
+def test_a_saved_runtime_torch_the_image_lacks_is_settled_to_auto(
+    installed: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An add-on saved with `runtime: torch` (before 0.10, whose image had it): where torch is
+    not installed the server would exit 2 at every start, so the option becomes auto, said once.
+    Faked: torch is installed here, so the import system's answer for it is replaced."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    hidden = lambda name, *a: None if name in ("torch", "pocket_tts") else real(name, *a)  # noqa: E731
+    if not installed:
+        monkeypatch.setattr(importlib.util, "find_spec", hidden)
+    settled, notes = settle_options({"runtime": "torch"}, addon.OPTIONS, builtin_models(), {})
+    assert settled["runtime"] == ("torch" if installed else "auto")
+    assert notes == (
+        [] if installed else ["Option 'runtime': torch is not in this add-on's image; using auto"]
+    )
+    assert parse_settings(options_to_argv(settled)).engine.default_model.runtime == (
+        RuntimeKind.TORCH if installed else None
+    )
+
+
 # The entry point, in process (the server itself replaced) and as a subprocess
 
 
