@@ -1,9 +1,9 @@
 # Wyoming Pocket-TTS: the Home Assistant add-on image, and a plain `docker run` image.
 #
 # This file is the whole build: no build.yaml (deprecated by the Supervisor's 2026 builder).
-# The base is Home Assistant's multi-arch Debian image (glibc: torch has no musl wheels), on
-# trixie, whose Python is 3.13: PyTorch's CPU index has torch 2.13.0+cpu cp313 wheels for
-# manylinux_2_28 x86_64 and aarch64, and trixie's glibc (2.41) runs them. The image uses
+# The base is Home Assistant's multi-arch Debian image (glibc: ONNX Runtime has no musl wheels),
+# on trixie, whose Python is 3.13: PyPI has every dependency's cp313 manylinux wheel for x86_64
+# and aarch64, and trixie's glibc (2.41) runs them. The image uses
 # neither s6 nor bashio from the base; the Python server is PID 1.
 ARG BUILD_FROM=ghcr.io/home-assistant/base-debian:trixie
 # Set by BuildKit (`docker buildx build --platform linux/arm64`, the Supervisor's builder).
@@ -37,21 +37,18 @@ ENV VIRTUAL_ENV=/opt/venv \
     PYTHONUNBUFFERED=1 \
     HF_HOME=/data/huggingface
 
-# Dependencies before the project, so that these layers are rebuilt only when the lock or
-# TORCH_VERSION changes, not for each release: torch exactly TORCH_VERSION (its own dependencies
-# are in the lock), then every run-time dependency at the version and hashes requirements.lock
-# pins (the same lock script/setup installs in CI; script/lock refreshes it).
-# CPU-only torch from PyTorch's own index: PyPI's Linux wheels pull in gigabytes of CUDA.
-ARG TORCH_VERSION=2.13.0
-ARG TORCH_INDEX=https://download.pytorch.org/whl/cpu
+# Dependencies before the project, so that these layers are rebuilt only when the lock changes,
+# not for each release: every run-time dependency at the version and hashes requirements.lock
+# pins (the same lock script/setup installs in CI; script/lock refreshes it). No torch: the
+# server runs ONNX Runtime graphs it builds from the checkpoint (`--runtime torch` needs the
+# `[torch]` extra, which the image does not carry).
 WORKDIR /usr/src/wyoming-pocket-tts
 COPY requirements.lock ./
 RUN python3 -m venv "${VIRTUAL_ENV}" \
-    && pip install --no-cache-dir --no-deps --index-url "${TORCH_INDEX}" "torch==${TORCH_VERSION}" \
     && pip install --no-cache-dir --no-deps --require-hashes -r requirements.lock
 
 # The project itself (a code or README change rebuilds only this layer); `pip check` fails the
-# build if the lock lacks something the project or torch needs.
+# build if the lock lacks something the project needs.
 COPY pyproject.toml README.md ./
 COPY wyoming_pocket_tts ./wyoming_pocket_tts
 # hadolint ignore=DL3013

@@ -843,7 +843,6 @@ def test_dockerfile_runs_the_entry_point_as_pid_1() -> None:
     entrypoint = r'^ENTRYPOINT \[".*python", "-m", "wyoming_pocket_tts\.addon"\]$'
     assert re.search(entrypoint, dockerfile, re.MULTILINE)
     assert re.search(r"^HEALTHCHECK .*\n?.*wyoming_pocket_tts\.health", dockerfile, re.M)
-    assert "download.pytorch.org/whl/cpu" in dockerfile
     assert "EXPOSE 10200" in dockerfile
 
 
@@ -924,18 +923,22 @@ def test_dockerfile_layers_cache_across_releases() -> None:
     assert final.index("COPY requirements.lock ./") < lock_run
     assert final.index("README.md") > lock_run and final.index("COPY wyoming_pocket_tts") > lock_run
     assert final.index("ARG BUILD_VERSION") > runs[-1]
-    assert final.index("ARG TORCH_VERSION") > runs[0]  # a new torch does not redo apt-get
-    assert re.search(
-        r'--no-deps --index-url "\$\{TORCH_INDEX\}" "torch==\$\{TORCH_VERSION\}"', final
-    )
-    torch_version = re.search(r"^ARG TORCH_VERSION=(\S+)$", final, re.MULTILINE)
-    choice = (ROOT / "script" / "torch-choice").read_text(encoding="utf-8")
-    assert torch_version and f"TORCH_VERSION:-{torch_version[1]}}}" in choice
+
+
+def test_the_image_installs_no_torch() -> None:
+    """The image serves the graphs built from the checkpoint: neither torch nor pocket-tts is
+    installed, from an index or the lock (`--runtime torch` needs the `[torch]` extra)."""
+    text = dockerfile()
+    assert "TORCH" not in text and "pytorch.org" not in text
+    assert not re.search(r"pip install[^\n]*(torch|pocket-tts|\.\[)", text)
+    lock = (ROOT / "requirements.lock").read_text(encoding="utf-8")
+    assert not re.search(r"^(torch|pocket-tts|scipy)==", lock, re.MULTILINE)
 
 
 def test_lock_pins_every_dependency_with_hashes() -> None:
-    """requirements.lock: exact versions with hashes, no torch (it comes from PyTorch's index),
-    every run-time dependency of pyproject.toml; script/setup (CI) installs the same lock."""
+    """requirements.lock: exact versions with hashes, no torch (the image has none; script/setup
+    installs it from PyTorch's index, with the `[torch]` extra), every run-time dependency of
+    pyproject.toml; script/setup (CI) installs the same lock."""
     lock = (ROOT / "requirements.lock").read_text(encoding="utf-8")
     entries = re.findall(
         r"^([A-Za-z0-9_.-]+)==(\S+)(?: ;[^\\]*)? \\\n((?:\s+--hash=sha256:\w+ ?\\?\n?)+)",
