@@ -23,8 +23,8 @@ from wyoming_pocket_tts.audio.loudness import integrated_loudness, k_weighted
 
 AGREEMENT = 1e-6
 """LU. Issue 62 bounds every voice's loudness at 0.1 LU from pyloudnorm's; the measure does
-pyloudnorm's arithmetic (1e-12 LU apart here), so it is held far tighter, which also catches
-slips the bound would let through (BS.1770's -0.691 dB offset written -0.6)."""
+pyloudnorm's arithmetic (6.3e-11 LU apart at most here, 2026-12-04), so it is held far tighter,
+which also catches slips the bound would let through (BS.1770's -0.691 dB offset as -0.6)."""
 
 RATES = (8000, 16000, 22050, 24000, 44100, 48000)
 
