@@ -69,8 +69,16 @@ TARGETS: dict[str, Target] = {
     ),
     "loudness": Target(
         "wyoming_pocket_tts/audio/loudness.py",
-        ("integrated_loudness", "gain_for", "limit_peaks", "apply_gain"),
-        ("tests/units/test_loudness_rules.py",),
+        (
+            "integrated_loudness",
+            "k_weighted",
+            "_k_weighting_biquads",
+            "_lufs",
+            "gain_for",
+            "limit_peaks",
+            "apply_gain",
+        ),
+        ("tests/units/test_loudness_rules.py", "tests/units/test_loudness_measure.py"),
     ),
     "pcm": Target(
         "wyoming_pocket_tts/audio/pcm.py",

@@ -53,7 +53,7 @@ class Refused(importlib.abc.Loader):
 
 class ImportGuard(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
-        if name.partition(".")[0] not in ("torch", "pocket_tts"):
+        if name.partition(".")[0] not in ("torch", "pocket_tts", "scipy"):
             return None
         for finder in sys.meta_path:
             found = None if finder is self else getattr(finder, "find_spec", None)
@@ -71,8 +71,9 @@ atexit.register(lambda: print(
     flush=True,
 ))
 """
-"""Prelude of a server: an import guard that refuses to run torch's and pocket-tts's modules and
-says at exit which imports it refused and whether either was imported anyway. Their files stay
+"""Prelude of a server: an import guard that refuses to run torch's and pocket-tts's modules (and
+scipy's: the voice loudness measure needs none, issue 62) and says at exit which imports it
+refused and whether torch or pocket-tts was imported anyway. Their files stay
 found (`importlib.util.find_spec` answers as before: `pocket` reads pocket-tts's configs without
 importing it); only executing them fails."""
 LEAN = "on the graphs alone: no torch in this process"

@@ -2,7 +2,9 @@
 
 With random weights the output level does not follow the prompt (three prompts 40 dB apart come out
 equally loud), so these tests check the level against the target itself, measured with BS.1770
-(pyloudnorm) on the PCM the client receives.
+(the server's own measure, `integrated_loudness`) on the PCM the client receives. Each such figure
+is also held to pyloudnorm's (the measure up to 0.9) within issue 62's 0.1 LU: real model output
+beside the synthetic signals of tests/units/test_loudness_measure.py.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+import pyloudnorm
 import pytest
 import soundfile
 from pocket_tts import TTSModel
@@ -38,6 +41,13 @@ LONG_TEXT = "Good morning, the coffee is ready and it will rain this afternoon."
 
 def samples_of(pcm: bytes) -> np.ndarray:
     return np.frombuffer(pcm, dtype="<i2").astype(np.float64) / 32767.0
+
+
+def measured(samples: np.ndarray) -> float:
+    """`integrated_loudness`, after checking it against pyloudnorm's figure (0.1 LU)."""
+    loudness = integrated_loudness(samples, RATE)
+    assert loudness == pytest.approx(pyloudnorm.Meter(RATE).integrated_loudness(samples), abs=0.1)
+    return loudness
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +82,7 @@ def _replies(
 
 
 def _levels(replies: dict[str, Reply]) -> dict[str, float]:
-    return {name: integrated_loudness(samples_of(r.audio), RATE) for name, r in replies.items()}
+    return {name: measured(samples_of(r.audio)) for name, r in replies.items()}
 
 
 def test_voices_reach_the_target_and_restarts_keep_their_gains(
@@ -105,7 +115,7 @@ def test_voices_reach_the_target_and_restarts_keep_their_gains(
     for reply in replies.values():
         pcm = np.frombuffer(reply.audio, dtype="<i2")
         assert np.abs(pcm.astype(np.int32)).max() < 32767, "a sample reached full scale"
-        assert integrated_loudness(samples_of(reply.audio), RATE) > -12  # the gain was applied
+        assert measured(samples_of(reply.audio)) > -12  # the gain was applied
 
 
 def _fingerprint(state: object) -> float:
@@ -144,11 +154,11 @@ def test_voices_of_different_raw_loudness_each_get_their_own_gain(
         args = model_args(slim_model, voices, "--loudness", "-20", "--data-dir", str(tmp_path))
         async with running_server(args) as server:
             replies = {n: await synthesize(server.port or 0, TEXT, voice=n) for n in ("a", "b")}
-        return {n: integrated_loudness(samples_of(r.audio), RATE) for n, r in replies.items()}
+        return {n: measured(samples_of(r.audio)) for n, r in replies.items()}
 
-    measured = asyncio.run(levels())
+    found = asyncio.run(levels())
     assert len(seen) >= 2, "two voice states were used"
-    assert all(abs(level + 20) <= 1 for level in measured.values()), measured
+    assert all(abs(level + 20) <= 1 for level in found.values()), found
 
 
 def test_the_first_half_second_is_as_loud_as_the_rest(
@@ -164,8 +174,8 @@ def test_the_first_half_second_is_as_loud_as_the_rest(
     audio = samples_of(asyncio.run(scenario()).audio)
     first, rest = audio[: RATE // 2], audio[RATE // 2 :]
     assert rest.size >= 2 * RATE, "the endless model speaks seconds for this text"
-    assert abs(integrated_loudness(rest, RATE) + 20) <= 1
-    assert abs(integrated_loudness(first, RATE) - integrated_loudness(rest, RATE)) <= 1.5
+    assert abs(measured(rest) + 20) <= 1
+    assert abs(measured(first) - measured(rest)) <= 1.5
 
 
 def test_loudness_off_leaves_pocket_tts_samples_untouched(
