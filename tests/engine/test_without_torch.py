@@ -3,8 +3,8 @@ extra): the first start builds the graphs from the checkpoint, clones a voice wi
 own encoder and speaks as pocket-tts does; `--runtime torch` is refused with the extra's name.
 
 The one fake: this venv holds torch and pocket-tts for the equivalence tests, so they are hidden
-from the import system (`HIDE`, a `sitecustomize` on PYTHONPATH: the server and every child it
-starts find neither, as in a venv without them).
+from the import system (`testkit.without_torch`: the server and every child it starts find
+neither, as in a venv without them).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import pytest
 
 from testkit.model_factory import TinyModel
 from testkit.support import ServerProcess
+from testkit.without_torch import hidden_env
 from testkit.zygote import FORK_ENV
 from tests.conftest import model_args
 from wyoming_pocket_tts.engine.onnx.graphs import VOICE
@@ -28,23 +29,6 @@ from .test_onnx_runtime import pcm_relative
 
 pytestmark = pytest.mark.timeout(300)
 
-HIDE = """
-import importlib.machinery
-import sys
-
-HIDDEN = {"torch", "pocket_tts", "torchaudio", "onnxscript"}
-
-
-class _Without(importlib.machinery.PathFinder):
-    @classmethod
-    def find_spec(cls, fullname, path=None, target=None):
-        if fullname.partition(".")[0] in HIDDEN:
-            return None
-        return super().find_spec(fullname, path, target)
-
-
-sys.meta_path[:] = [_Without if f is importlib.machinery.PathFinder else f for f in sys.meta_path]
-"""
 TEXT = "Turn on the kitchen lights, please."
 SAME_AUDIO = 1e-3
 """Relative RMS of two 16-bit replies that are the same speech (the state within 3e-6 and the
@@ -56,10 +40,7 @@ def hidden(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str | N
     """The environment of a process without torch and pocket-tts (fresh interpreters: the
     zygote has torch imported)."""
     monkeypatch.delenv(FORK_ENV, raising=False)
-    folder = tmp_path / "hide"
-    folder.mkdir()
-    (folder / "sitecustomize.py").write_text(HIDE, encoding="utf-8")
-    return {"PYTHONPATH": os.pathsep.join([str(folder), *sys.path])}
+    return hidden_env(tmp_path / "hide")
 
 
 def test_runtime_torch_is_refused_naming_the_extra(
