@@ -208,6 +208,22 @@ EQUIVALENT: dict[str, str] = {
         "at exactly the knee the curve gives the knee itself (tanh(0) = 0): same sample"
     ),
     "loudness: limit_peaks: False -> True": "astype(copy=True) only copies: same values",
+    "loudness: integrated_loudness: True -> False": (
+        "zip's strict: the block starts and ends are made from one arange, always as many"
+    ),
+    "loudness: integrated_loudness: levels >= ABSOLUTE_GATE_LUFS -> levels > ABSOLUTE_GATE_LUFS": (
+        "differs only for a block at exactly -70.000... LUFS, which no float signal lands on"
+    ),
+    "loudness: integrated_loudness: levels > relative_gate -> levels >= relative_gate": (
+        "differs only for a block exactly on the relative gate, which no float signal lands on"
+    ),
+    "loudness: integrated_loudness: levels > ABSOLUTE_GATE_LUFS -> levels >= ABSOLUTE_GATE_LUFS": (
+        "differs only for a block at exactly -70.000... LUFS, which no float signal lands on"
+    ),
+    "loudness: k_weighted: data.size + sample_rate - 1 -> data.size + sample_rate + 1": (
+        "the FFT length is a power of two at least a second longer than the audio either way"
+        " (twice as long when audio plus a second is within a sample of a power): same output"
+    ),
     "pcm: to_pcm16: False -> True": "astype(copy=True) only copies: same values",
     "auth: install_key: False -> True": (
         "a missing key file put in place by replace instead of link: they differ only when two"
