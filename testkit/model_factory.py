@@ -51,9 +51,11 @@ import torch
 import yaml
 from pocket_tts import TTSModel, export_model_state
 from pocket_tts.default_parameters import MAX_TOKEN_PER_CHUNK
-from pocket_tts.models.text_chunking import prepare_text_prompt, split_into_best_sentences
+from pocket_tts.models.text_chunking import prepare_text_prompt
 from pocket_tts.utils.config import CONFIGS_DIR
 from pocket_tts.utils.utils import get_predefined_voice
+
+from wyoming_pocket_tts.engine.model.runtime import TorchRuntime
 
 logger = logging.getLogger(__name__)
 
@@ -290,16 +292,7 @@ def chunk_prompts(
 ) -> list[tuple[str, int]]:
     """The prompts `generate_audio` feeds the model one at a time, with pocket-tts's
     frames-after-EOS guess for each (before it adds 2)."""
-    chunks = split_into_best_sentences(
-        model.flow_lm.conditioner.tokenizer,
-        text,
-        max_tokens,
-        model.pad_with_spaces_for_short_inputs,
-        remove_semicolons=model.remove_semicolons,
-        append_terminal_punctuation=model.append_terminal_punctuation,
-        capitalize_first_letter=model.capitalize_first_letter,
-        replace_characters=model.replace_characters,
-    )
+    chunks = [chunk for _, chunk in TorchRuntime(model, False).pieces(text, max_tokens)]
     return [
         prepare_text_prompt(
             chunk,
