@@ -1,7 +1,9 @@
-"""Work that needs torch, run in a child process so the serving process never holds it.
+"""Work that peaks far above serving, run in a child process so the serving process never holds it.
 
-The graph export (`onnx.child`) and the encoding of a new voice (`voice_states.encoder`) import
-torch and pocket-tts, trace or run the model, and peak far above what serving needs. Each runs
+The graphs' build (`graph_build.child`: the checkpoint read, the int8 graphs quantised and
+measured; for split weights torch's export) and, where the graphs have no voice encoder, the
+encoding of a new voice (`voice_states.encoder`, in torch) peak far above what serving needs,
+and torch's tracing patches the whole process. Each runs
 as `python -m <module> ...` at nice 19 (`host.lowest_priority`), the first process the kernel
 ends when memory runs out (`host.first_to_go`), both set by the child itself, and ends itself
 when the server goes away (its stdin closes, `end_with_parent`). A child says why it failed

@@ -3,14 +3,15 @@
 The graphs are built from the checkpoint at the first start (`onnx.child`, `graph_build`), and
 kept under `<data dir>/graphs/`, keyed by the model's identity and the versions of onnx and
 onnxruntime (and `GRAPHS_VERSION`, of the code that makes them): a change in any of them makes
-them again. The log says how long the export took. Without a data folder the graphs
-are exported to a temporary folder at every start (ONNX Runtime keeps them in memory).
-`prepare_graphs` is the one export into a folder; it runs in a child process
-(`onnx.child`, started by `onnx.background`), never in the process that serves.
+them again. The log says how long it took. Without a data folder the graphs are made in a
+temporary folder at every start (ONNX Runtime keeps them in memory). `prepare_graphs` exports a
+torch model into a folder (configs with split weights only); it runs in the child
+(`graph_build.child`), never in the process that serves.
 
-Anything that fails on the way (onnxruntime or onnx missing, an export or a session that fails,
-a cached graph that does not load) is one warning line, and the model serves on torch:
-`lean_model` never lets the server fail to start over it.
+Anything that fails on the way (onnxruntime or onnx missing, a build or a session that fails, a
+cached graph that does not load) is one warning line, and the model serves on torch where it is
+installed (`lean_model` never lets such a server fail to start over it); without torch the model
+cannot load, and that line says why (`onnx.first_build`).
 """
 
 from __future__ import annotations

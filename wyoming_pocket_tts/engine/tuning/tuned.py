@@ -15,6 +15,8 @@ so the comparison measures both together; the speed line says which Mimi decoder
 loaded model, fp32 or int8, gets the faster equivalents of `equivalents` and Mimi's caches
 without the NaN fill (`model.mimi_cache`), both the same audio.
 
+Where torch is not installed (no `[torch]` extra), none of that runs: `auto` and `onnx` serve the
+graphs, built first where none are cached (`_without_torch`, `onnx.first_build`). With torch,
 `--runtime onnx` runs ONNX Runtime graphs instead (`onnx.cache`), and `--runtime auto` chooses
 between them and torch by the same rule: a start without its saved decision serves on torch
 while the graphs are exported or loaded in the background (`onnx.background`), and the engine
