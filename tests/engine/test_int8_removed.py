@@ -77,7 +77,7 @@ def test_without_int8_every_setting_loads_fp32_with_one_warning(
         with short_timing(2, rounds=1):
             model, result = load_tuned_model(settings, tmp_path / "data")
         assert result.settings.quantize is False
-        assert not any("quantized" in type(m).__module__ for m in model.modules())
+        assert not any("quantized" in type(m).__module__ for m in model.model.modules())
         assert ("no int8 in this torch" in result.reason) is (quantize is not False)
     timed = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Timing ")]
     assert timed and not any("int8" in line for line in timed)

@@ -42,8 +42,10 @@ ADVICE_LOGGER = "wyoming_pocket_tts.engine.tuning.verdict"
 
 
 def is_quantized(model) -> bool:
-    """True if the transformer's linear layers are torch.ao dynamic int8 modules."""
-    return any("quantized" in type(module).__module__ for module in model.flow_lm.modules())
+    """True if the transformer's linear layers are torch.ao dynamic int8 modules (`model`:
+    pocket-tts's, or the torch runtime the server loaded around it)."""
+    flow_lm = getattr(model, "model", model).flow_lm
+    return any("quantized" in type(module).__module__ for module in flow_lm.modules())
 
 
 @pytest.fixture(autouse=True)

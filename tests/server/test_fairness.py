@@ -393,8 +393,7 @@ def test_an_unpunctuated_text_is_cut_into_bounded_pieces(
                 during = await first_audio_after(port, ANNOUNCEMENT)
                 await client.disconnect()
                 del first
-            tokenizer = loaded.model.flow_lm.conditioner.tokenizer
-            sizes = [int(tokenizer(text)[0].numel()) for text in spoken]
+            sizes = [loaded.model.token_count(text) for text in spoken]
             return piece, alone, during, sizes
 
     piece, alone, during, sizes = asyncio.run(scenario())

@@ -99,7 +99,10 @@ def test_a_runtime_of_its_own_kind_serves_silence_through_wyoming_and_http(
     tiny_model: TinyModel,
     voices: dict[str, Path],
     monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
 ) -> None:
+    """Its own data folder: the stub's states, saved under the tiny model's key, must not reach
+    the other tests' servers."""
     runtime = SilentRuntime()
 
     def load(settings: ModelSettings, data_dir: Path | None) -> tuple[SilentRuntime, Tuning]:
@@ -108,7 +111,7 @@ def test_a_runtime_of_its_own_kind_serves_silence_through_wyoming_and_http(
 
     monkeypatch.setattr(models_module, "load_tuned_model", load)
     text = "The kitchen lights are on. The door is locked."
-    args = model_args(tiny_model, voices, "--http-port", "0", "--voice-cache-size", "2")
+    args = model_args(tiny_model, voices, "--http-port", "0", "--data-dir", str(tmp_path))
 
     async def scenario() -> tuple[bytes, int, bytes, dict]:
         async with running_server(args) as server:

@@ -38,6 +38,9 @@ class RuntimeKind(str, Enum):
     ONNX = "onnx"
     """ONNX Runtime graphs of the same model, without torch (`engine/onnx/`)."""
 
+    def __str__(self) -> str:
+        return self.value  # the flag's word in text (Python 3.11 formats a str enum by name)
+
     @property
     def name_in_logs(self) -> str:
         """Its name in the log's sentences."""
