@@ -79,7 +79,8 @@ def test_a_first_start_without_torch_builds_clones_and_speaks_as_pocket_tts(
         assert server.stop() == 0
     log = server.log
     assert "Building the en model's graphs from its checkpoint" in log, log
-    assert "torch is not installed" in log and "(onnx int8" in log, log
+    assert "torch is not installed" in log, log
+    assert "(onnx int8" in log or "int8 refused on this CPU" in log, log  # the gate decides
     assert "Encoded voice a" in log and "encoding of voice a runs in a separate" not in log, log
     assert list(data.glob(f"graphs/*/{VOICE}")), "the built graphs hold no voice encoder"
 
