@@ -3,12 +3,13 @@ no torch installed, timed and weighed.
 
 A random model of `english`'s shapes (`--size`, testkit), a fresh data folder, the server started
 with torch and pocket-tts hidden from the import system (as a `pip install .` without the `[torch]`
-extra leaves them out: `testkit.without_torch`), `--runtime auto --quantize auto`
-and one voice cloned from a 10 s recording. Reported: seconds from the start to `Ready` and of the
-build child alone (its own log line), the build child's peak (its `Peak memory after ...` lines,
-VmHWM), the server's peak RSS (VmHWM, read before it stops, after one reply in the cloned voice),
-and, with `--memory-limit`, whether it all ran inside a cgroup v1 memory limit of that size (the
-server and its children moved into it; the cgroup's own peak, page cache included, is printed too).
+extra leaves them out: `testkit.without_torch`), `--runtime auto --quantize auto` and one voice
+cloned from a 10 s recording. Reported: seconds from the start to `Ready` and of the build child
+alone (its own log line), the build child's peak (its `Peak memory after ...` lines, VmHWM), the
+voice's encoding in the server (its log line), the server's peak RSS (VmHWM, read before it stops,
+after one reply in the cloned voice), and, with `--memory-limit`, whether it all ran inside a
+cgroup v1 memory limit of that size (the server and its children moved into it; the cgroup's own
+peak, page cache included, is printed too).
 """
 
 from __future__ import annotations
@@ -49,12 +50,14 @@ def measure(size: str, limit_mib: int | None, root: Path) -> dict[str, object]:
         assert server.stop() == 0, server.log
     log = server.log
     built = re.search(r"Built the graphs in ([\d.]+) s", log)
+    encoded = re.search(r"Encoded voice me in ([\d.]+) s", log)
     child_peaks = [int(m) for m in re.findall(r"Peak memory after [^:]+: (\d+) MiB", log)]
     result: dict[str, object] = {
         "size": size,
         "ready_s": round(ready, 1),
         "build_s": float(built.group(1)) if built else None,
         "build_peak_mib": max(child_peaks) if child_peaks else None,
+        "voice_encode_s": float(encoded.group(1)) if encoded else None,
         "server_peak_mib": peak,
         "reply_audio_s": round(len(reply.audio) / 2 / 24000, 2),
         "load": round(os.getloadavg()[0], 1),

@@ -2,10 +2,11 @@
 
 Without torch nothing else can speak while the graphs are made, and they take seconds
 (`graph_build`), so the start waits for them, as it waits for a download. The checkpoint and
-tokenizer are fetched here first (`graph_build.sources`), on the caller's thread, so that a
+tokenizer are fetched here first (`model_files.sources`), on the caller's thread, so that a
 missing network is the caller's usual error (waited out and tried again: `engine.serving`),
-never a child's failure remembered with the cache. The build itself runs in the export's child
-(`onnx.child`: its peak goes with it), one at a time with the background exports (`QUEUE`).
+never a child's failure remembered with the cache. The build itself runs in the child
+(`onnx.child` starts `graph_build.child`: its peak goes with it), one at a time with the
+background exports (`QUEUE`).
 """
 
 from __future__ import annotations

@@ -37,6 +37,8 @@ class LeanModel(GraphSpeech):
         super().__init__(Graphs.read(folder), int8, threads)
         self.model_settings = settings
         self.threads = threads
+        self._encoder = (folder / VOICE).is_file()
+        """The graphs hold Mimi's encoder (built from the checkpoint; not exported by torch)."""
         self.int8_refused: str | None = None
         """Why int8 was asked and fp32 runs (`onnx.int8_gate`), else None."""
 
@@ -47,7 +49,7 @@ class LeanModel(GraphSpeech):
     @property
     def voices_in_child(self) -> bool:
         """Only graphs exported without Mimi's encoder (split weights) clone in a child."""
-        return self.can_clone and not (self.graphs.folder / VOICE).is_file()
+        return self.can_clone and not self._encoder
 
     def pieces(self, sentence: str, max_tokens: int) -> list[Piece]:
         return list(counted_chunks(self.tokenizer, sentence, max_tokens, self.settings.text))
