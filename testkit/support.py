@@ -276,10 +276,16 @@ async def describe(port: int) -> Info:
     return Info.from_event(reply.events[-1])
 
 
-async def synthesize(port: int, text: str, voice: str | None = None) -> Reply:
-    """One plain `synthesize` request, read up to its `audio-stop`."""
+async def synthesize(
+    port: int, text: str, voice: str | None = None, *, ssml: bool = False
+) -> Reply:
+    """One `synthesize` request (its text SSML where `ssml`), read up to its `audio-stop`."""
     async with AsyncTcpClient("127.0.0.1", port) as client:
-        request = Synthesize(text=text, voice=SynthesizeVoice(name=voice) if voice else None)
+        request = Synthesize(
+            text=text,
+            voice=SynthesizeVoice(name=voice) if voice else None,
+            text_format="ssml" if ssml else None,
+        )
         reply = Reply(sent_at=time.monotonic())
         await client.write_event(request.event())
         return await read_until(client, AudioStop().event().type, reply)

@@ -361,13 +361,20 @@ def differing(audio: bytes, reference: bytes, steps: int) -> float:
 def test_a_server_on_graphs_speaks_as_one_on_torch(
     endless_model: TinyModel, voices: dict[str, Path], exported: Path, tmp_path: Path
 ) -> None:
-    """Through the real servers, fp32: a cloned voice's state, its loudness (measured by
-    speaking on each runtime) and a changed rate give the same PCM, for a one-shot text and
-    for a text streamed in pieces as Home Assistant sends an LLM's reply."""
+    """Through the real servers, fp32: a cloned voice's state and its loudness (measured by
+    speaking on each runtime) give the same PCM, for a one-shot text and for a text streamed in
+    pieces as Home Assistant sends an LLM's reply; a changed rate gives the same length.
+
+    A changed rate's samples are not compared: WSOLA (`audio.rate`) lays each frame where a
+    cross-correlation peaks, and a rounding-level change of its input can move a near-tie's
+    winner. Here that moved 0.8-1.4% of the RMS from 0.57 s on: torch itself gave either
+    answer from one request to the next, as pocket-tts decodes however many latents are queued
+    in one call (2026-12-04, AVX2 host; the failure CI saw)."""
     text = "Lights on."
     pieces = ["Lights on. ", "The front door is locked."]  # whole sentences: no timing in the split
-    common = [*model_args(endless_model, {"b": voices["b"]}), "--speed", "1.3", "--quantize", "off"]
+    common = [*model_args(endless_model, {"b": voices["b"]}), "--quantize", "off"]
     replies: dict[str, list[bytes]] = {}
+    rated: dict[str, bytes] = {}
     for name in ("torch", "onnx"):
         data = server_data(exported, tmp_path, name)
         args = [*common, "--runtime", name, "--data-dir", str(data)]
@@ -375,14 +382,24 @@ def test_a_server_on_graphs_speaks_as_one_on_torch(
             server.wait_for_log("Ready")
             one_shot = asyncio.run(synthesize(server.port, text, voice="b"))
             streamed = asyncio.run(synthesize_streamed(server.port, pieces, voice="b"))
-            assert not one_shot.errors and not streamed.errors
+            quick = asyncio.run(synthesize(server.port, RATED.format(text), "b", ssml=True))
+            assert not one_shot.errors and not streamed.errors and not quick.errors
             replies[name] = [one_shot.audio, streamed.audio]
+            rated[name] = quick.audio
             log = server.log
             assert server.stop(timeout=60) == 0
         assert ("--runtime onnx: onnx fp32 x1" in log) is (name == "onnx"), log
         assert FALLBACK not in log and "Export" not in log
     for ours, theirs in zip(replies["onnx"], replies["torch"], strict=True):
         assert pcm_relative(ours, theirs) < PCM_TOLERANCE
+    plain = pcm_samples(replies["onnx"][0]).size
+    assert pcm_samples(rated["onnx"]).size == pcm_samples(rated["torch"]).size
+    assert abs(pcm_samples(rated["onnx"]).size * RATE - plain) <= RATE, (plain, RATE)
+
+
+RATE = 1.3
+RATED = '<speak><prosody rate="130%">{}</prosody></speak>'
+"""A text at `RATE` (SSML), the rate meeting each runtime's audio."""
 
 
 def test_without_onnxruntime_the_model_stays_torch(
