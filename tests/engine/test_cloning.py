@@ -28,8 +28,10 @@ from testkit.support import (
     synthesize,
     synthesize_streamed,
 )
+from wyoming_pocket_tts.engine.voice_states import encoder
 from wyoming_pocket_tts.engine.voice_states.store import VoiceStateStore
-from wyoming_pocket_tts.voices.cloning import MODEL_PAGE
+from wyoming_pocket_tts.settings import ModelSettings
+from wyoming_pocket_tts.voices.cloning import MODEL_PAGE, VoiceCloningUnavailable
 
 LANGUAGE = "english_2m_2026-10"
 TEXT = "Dinner is ready."
@@ -175,3 +177,26 @@ def test_saved_state_key_tells_the_weights_apart_and_keeps_old_files(tmp_path: P
     old = hashlib.sha256(b"model-id\0fingerprint\0True").hexdigest()[:40] + ".safetensors"
     assert capable.name == old
     assert store.path_for("fingerprint", True, voice_cloning=False) != capable
+
+
+def test_a_voice_child_says_by_its_exit_code_whether_the_weights_cannot_clone(
+    household: Household,
+    without_cloning: dict[str, str],
+    with_cloning: dict[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    """The child that encodes a voice for graphs without an encoder (`encoder.in_child`): on
+    the weights without cloning, its exit code (not its text) makes it the clear refusal; on
+    the cloning weights, a file that is no audio is a failure with the child's reason."""
+    settings = ModelSettings(model=LANGUAGE, config=None)
+    for name, value in without_cloning.items():
+        monkeypatch.setenv(name, value)  # the child's environment is this process's
+    with pytest.raises(VoiceCloningUnavailable):
+        encoder.in_child(settings, household.me, True, "me")
+    for name, value in with_cloning.items():
+        monkeypatch.setenv(name, value)
+    noise = tmp_path / "noise.wav"
+    noise.write_bytes(bytes(range(256)) * 8)
+    with pytest.raises(encoder.VoiceEncodingFailed, match="noise"):
+        encoder.in_child(settings, noise, True, "noise")

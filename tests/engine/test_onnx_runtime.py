@@ -18,12 +18,14 @@ import contextlib
 import logging
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -43,7 +45,7 @@ from testkit.support import (
 )
 from tests.conftest import model_args
 from tests.studio_support import running_studio, status, until
-from wyoming_pocket_tts.engine.child_process import child_env
+from wyoming_pocket_tts.engine.child_process import Child, ChildFailed, Ending, child_env
 from wyoming_pocket_tts.engine.model.int8 import (
     int8_unavailable,
     is_mimi_decoder_int8,
@@ -687,9 +689,27 @@ def test_an_export_process_past_its_time_is_killed(
     monkeypatch.setattr(export_process, "TIMEOUT", 0.5)
     child = export_process.ExportProcess(settings, False)
     started = time.monotonic()
-    with pytest.raises(export_process.ExportFailed, match=r"more than 0\.5 s"):
+    with pytest.raises(export_process.ExportFailed, match=r"more than 0\.5 s") as failed:
         child.run(tmp_path / "graphs")
     assert time.monotonic() - started < 30 and not child.running
+    assert failed.value.ending is Ending.TIMED_OUT
+
+
+def test_a_child_killed_by_a_signal_ends_as_killed(settings: ModelSettings, tmp_path: Path) -> None:
+    """The kernel's out-of-memory killer sends SIGKILL: the build child's failure says so, in
+    words for the log and as its ending."""
+    child = Child(export_process.CHILD, "the graph build")
+    with ThreadPoolExecutor(1) as pool:
+        run = pool.submit(
+            child.run, [str(tmp_path / "graphs"), "--config", str(settings.config)], 60
+        )
+        deadline = time.monotonic() + 30
+        while not child.running and time.monotonic() < deadline:
+            time.sleep(0.01)
+        os.kill(child.pid, signal.SIGKILL)
+        with pytest.raises(ChildFailed, match=r"killed by SIGKILL \(out of memory\?\)") as failed:
+            run.result(timeout=30)
+    assert failed.value.ending is Ending.KILLED
 
 
 @pytest.mark.usefixtures("failing_child")

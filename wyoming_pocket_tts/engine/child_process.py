@@ -7,14 +7,16 @@ and torch's tracing patches the whole process. Each runs
 as `python -m <module> ...` at nice 19 (`host.lowest_priority`), the first process the kernel
 ends when memory runs out (`host.first_to_go`), both set by the child itself, and ends itself
 when the server goes away (its stdin closes, `end_with_parent`). A child says why it failed
-in the last line of its stderr that begins with `REASON` and exits non-zero; `Child.run`
-raises `ChildFailed` with that reason, with "killed" when it ended by a signal (the kernel's
-out-of-memory killer sends SIGKILL), or with its code and last line for a crash.
+in the last line of its stderr that begins with `REASON`, for the log and the user, and how,
+for the server, in its exit code (`fail`); `Child.run` raises `ChildFailed` with both: the
+message, and an `Ending` the server acts on (the weights cannot clone, killed by a signal as
+the kernel's out-of-memory killer does, timed out, stopped, or any other failure).
 """
 
 from __future__ import annotations
 
 import argparse
+import enum
 import logging
 import os
 import signal
@@ -33,14 +35,32 @@ REASON = "Failed: "
 """Begins the line of stderr in which a child says why it failed."""
 
 
-class ChildFailed(Exception):
-    """A child failed, outlived its time or was stopped; the message says why."""
+class Ending(enum.Enum):
+    """How a child ended without doing its work: what the server does next depends on it."""
 
-    def __init__(self, message: str, code: int | None = None) -> None:
+    FAILED = "failed"
+    """It said why, or crashed."""
+    NO_CLONING = "no cloning"
+    """The model's weights cannot clone voices."""
+    KILLED = "killed"
+    """Ended by a signal (the kernel's out-of-memory killer sends SIGKILL)."""
+    TIMED_OUT = "timed out"
+    """Outlived its time; the server killed it."""
+    STOPPED = "stopped"
+    """The server stopped it (it stops, or no longer needs the work)."""
+
+
+EXIT_CODES = {Ending.FAILED: 1, Ending.NO_CLONING: 3}
+"""The endings a child gives itself, as its exit code (`fail`)."""
+_BY_CODE = {code: ending for ending, code in EXIT_CODES.items()}
+
+
+class ChildFailed(Exception):
+    """A child did not do its work: the message says why, `ending` how."""
+
+    def __init__(self, message: str, ending: Ending = Ending.FAILED) -> None:
         super().__init__(message)
-        self.code = code
-        """The child's exit code (negative: the signal that ended it), None if it never ended
-        by itself (stopped, or killed at its time limit)."""
+        self.ending = ending
 
 
 class Child:
@@ -88,7 +108,8 @@ class Child:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
-                raise ChildFailed(f"{self._what} took more than {timeout:g} s (killed)") from None
+                message = f"{self._what} took more than {timeout:g} s (killed)"
+                raise ChildFailed(message, Ending.TIMED_OUT) from None
             finally:
                 if process.stdin is not None:
                     process.stdin.close()
@@ -97,9 +118,10 @@ class Child:
         for line in lines:
             _LOGGER.debug("Process %d: %s", process.pid, line)
         if self._stopped.is_set():
-            raise ChildFailed(f"{self._what} was stopped")
+            raise ChildFailed(f"{self._what} was stopped", Ending.STOPPED)
         if code != 0:
-            raise ChildFailed(self._reason(lines, code), code)
+            ending = Ending.KILLED if code < 0 else _BY_CODE.get(code, Ending.FAILED)
+            raise ChildFailed(self._reason(lines, code), ending)
 
     def stop(self) -> None:
         """Kill the child, if it runs (the server stops, or no longer needs its work)."""
@@ -159,11 +181,12 @@ def end_with_parent() -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
-def fail(error: BaseException, for_users: bool = False) -> int:
+def fail(error: BaseException, for_users: bool = False, ending: Ending = Ending.FAILED) -> int:
     """In a child: say why it failed (the last line of stderr, `REASON`): `error`'s message
-    alone if it is `for_users`, else its type and first line; the exit code 1."""
+    alone if it is `for_users`, else its type and first line; the exit code that says how
+    (`EXIT_CODES[ending]`)."""
     print(REASON + (str(error) if for_users else one_line(error)), file=sys.stderr, flush=True)
-    return 1
+    return EXIT_CODES[ending]
 
 
 def one_line(error: BaseException) -> str:

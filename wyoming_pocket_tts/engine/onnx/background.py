@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from ...host import lowest_priority
 from ...settings import ModelSettings
+from ..child_process import Ending
 from .cache import (
     TEMPORARY_PREFIX,
     graph_folder,
@@ -103,7 +104,7 @@ class BackgroundExport:
             finally:
                 QUEUE.release()
         except ExportFailed as error:  # one line: killed (out of memory?) or failed
-            if not self._process.stopped:
+            if error.ending is not Ending.STOPPED:
                 warn_torch(self.settings.code, error)
                 if data_dir is not None:
                     remember_failure(folder, error)
@@ -117,7 +118,7 @@ class BackgroundExport:
     def _prepare(self, folder: Path) -> None:
         """Export into `folder` (where `auto` finds nothing cached), then load the graphs."""
         if self._process.stopped:
-            raise ExportFailed("the export was stopped")
+            raise ExportFailed("the export was stopped", Ending.STOPPED)
         if needs_export(self.settings, self._data_dir, self.int8):
             self._process.run(folder)
         self.model = lean_model(self.settings, folder, self.int8, self.threads)

@@ -19,9 +19,16 @@ from pathlib import Path
 from ...host import first_to_go, lowest_priority
 from ...settings import ModelSettings
 from ...voices.catalog import VoiceKind, voice_kind
-from ...voices.cloning import REASON as NO_CLONING
 from ...voices.cloning import VoiceCloningUnavailable
-from ..child_process import Child, ChildFailed, add_model_args, end_with_parent, fail, model_args
+from ..child_process import (
+    Child,
+    ChildFailed,
+    Ending,
+    add_model_args,
+    end_with_parent,
+    fail,
+    model_args,
+)
 from .state_file import State, read_state, write_state
 
 _LOGGER = logging.getLogger(__name__)
@@ -45,7 +52,7 @@ def in_child(settings: ModelSettings, source: str | Path, truncate: bool, name: 
         try:
             Child(__name__, f"the encoding of voice {name}").run(arguments, TIMEOUT)
         except ChildFailed as error:
-            if str(error) == NO_CLONING:
+            if error.ending is Ending.NO_CLONING:
                 raise VoiceCloningUnavailable() from None
             raise VoiceEncodingFailed(str(error)) from None
         return read_state(out)
@@ -77,7 +84,9 @@ def main(argv: list[str] | None = None) -> int:
             source = Path(args.source)
         state = TorchRuntime(model, False).voice_state(source, args.truncate, args.name)
         write_state(state, args.out)
-    except (ValueError, OSError, VoiceCloningUnavailable) as error:  # a message for the user
+    except VoiceCloningUnavailable as error:
+        return fail(error, for_users=True, ending=Ending.NO_CLONING)
+    except (ValueError, OSError) as error:  # a message for the user
         return fail(error, for_users=True)
     except Exception as error:
         return fail(error)
