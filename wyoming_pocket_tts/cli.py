@@ -214,36 +214,37 @@ def build_parser(
         choices=QUANTIZE_MODES,
         default="auto",
         const="on",
-        help="int8 dynamic quantization: auto measures both ways on this host at the first "
-        "start and keeps the lowest first audio that stays real time (saved in "
-        "--data-dir/tuning/); a bare --quantize means on (default: %(default)s)",
+        help="int8 dynamic quantization (default: %(default)s; a bare --quantize means on). "
+        "Without torch, auto and on serve int8 graphs where they pass a check against fp32 on "
+        "this CPU, off fp32. With torch (the [torch] extra), auto measures both ways on this "
+        "host at the first start and keeps the lowest first audio that stays real time (saved "
+        "in --data-dir/tuning/)",
     )
     parser.add_argument(
         "--runtime",
         choices=RUNTIMES,
         default=AUTO,
         help="what runs each 80 ms frame (default: %(default)s). auto: ONNX Runtime graphs "
-        "exported on this "
-        "host at the first start, in the background while torch serves (a minute or more of CPU; "
-        "cached in --data-dir/graphs/), then timed against torch when idle, at the precision "
-        "torch serves at; the graphs are kept unless torch is faster by --quantize auto's rule "
-        "(saved in --data-dir; later starts on the graphs run without torch); torch; onnx: the "
-        "graphs always (torch while they are exported, or if that fails)",
+        "built from the model's checkpoint in a separate process (cached in "
+        "--data-dir/graphs/): without torch, at the first start before serving; with torch "
+        "(the [torch] extra), in the background while torch serves, then timed against it "
+        "when idle and kept unless torch is faster (saved in --data-dir); torch: pocket-tts's "
+        "own modules (needs the [torch] extra); onnx: the graphs always",
     )
     parser.add_argument(
         "--retry-graphs",
         action="store_true",
-        help="forget an ONNX Runtime graph export that failed before (remembered in "
-        "--data-dir/graphs/), so that --runtime onnx or auto exports again at this start",
+        help="forget an ONNX Runtime graph build that failed before (remembered in "
+        "--data-dir/graphs/), so that --runtime onnx or auto builds them again at this start",
     )
     parser.add_argument(
         "--threads",
         type=thread_count,
         default=None,
         metavar="N|auto",
-        help=f"torch threads for generation, 1 to {MAX_TORCH_THREADS}: auto is measured with "
-        "--quantize auto "
-        "(1 otherwise); N for hosts where you know better (default: auto)",
+        help=f"threads for generation, 1 to {MAX_TORCH_THREADS}, on either runtime: auto is 1, "
+        "or measured where torch is installed and --quantize is auto; N for hosts where you "
+        "know better (default: auto)",
     )
     parser.add_argument(
         "--no-text-cleanup",

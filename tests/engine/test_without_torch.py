@@ -22,7 +22,9 @@ from testkit.support import ServerProcess
 from testkit.without_torch import hidden_env
 from testkit.zygote import FORK_ENV
 from tests.conftest import model_args
+from wyoming_pocket_tts.engine.onnx.cache import FAILED, graph_folder, remember_failure
 from wyoming_pocket_tts.engine.onnx.graphs import VOICE
+from wyoming_pocket_tts.settings import ModelSettings
 
 from .test_lean_serving import reply_audio
 from .test_onnx_runtime import pcm_relative
@@ -98,3 +100,46 @@ def test_a_first_start_without_torch_builds_clones_and_speaks_as_pocket_tts(
     assert len(ours) == len(theirs)
     assert pcm_relative(ours, theirs) < SAME_AUDIO
     assert np.frombuffer(ours, np.int16).any()
+
+
+def test_a_build_that_failed_is_tried_again_at_the_next_start(
+    slim_model: TinyModel,
+    voices: dict[str, Path],
+    hidden: dict[str, str | None],
+    tmp_path: Path,
+) -> None:
+    """Without torch nothing else can speak, so a failed build is not kept. A first start on a
+    checkpoint cut short says why, writes the failure and stops. A start whose graphs' folder
+    holds a failure (here the one a build killed for memory leaves, written by the server's own
+    `remember_failure`: a real kill would race a build of a second or two) builds again and
+    speaks, without --retry-graphs."""
+    model = tmp_path / "model"
+    model.mkdir()
+    weights = model / "model.safetensors"
+    whole = slim_model.weights_path.read_bytes()
+    weights.write_bytes(whole[: len(whole) // 2])
+    config = model / "config.yaml"
+    config.write_text(
+        slim_model.config_path.read_text().replace(str(slim_model.weights_path), str(weights))
+    )
+    data = tmp_path / "data"
+    args = ["--model-config", str(config), "--voice", f"a={voices['a']}", "--runtime", "auto"]
+    args += ["--quantize", "off", "--data-dir", str(data)]
+    with ServerProcess(args, tmp_path / "cut.log", hidden) as server:
+        server.wait_for_log("Cannot start", timeout=240)
+        assert server.stop(timeout=60, signalled=True) == 1  # it stops itself
+    assert "the graphs could not be built: CheckpointError" in server.log, server.log
+    assert "cut short" in server.log, server.log
+    assert len(list(data.glob(f"graphs/*/{FAILED}"))) == 1
+
+    weights.write_bytes(whole)
+    settings = ModelSettings(model=None, config=str(config), runtime="onnx")
+    killed = "the graph build was killed by SIGKILL (out of memory?)"
+    remember_failure(graph_folder(data, settings), RuntimeError(killed))
+    with ServerProcess(args, tmp_path / "whole.log", hidden) as server:
+        server.wait_for_log("Ready", timeout=240)
+        assert np.frombuffer(reply_audio(server, "a", TEXT), np.int16).any()
+        assert server.stop() == 0
+    log = server.log
+    assert f"The graphs failed at an earlier start (RuntimeError: {killed})" in log, log
+    assert "Building the en model's graphs from its checkpoint" in log, log

@@ -6,7 +6,9 @@ tokenizer are fetched here first (`model_files.sources`), on the caller's thread
 missing network is the caller's usual error (waited out and tried again: `engine.serving`),
 never a child's failure remembered with the cache. The build itself runs in the child
 (`onnx.child` starts `graph_build.child`: its peak goes with it), one at a time with the
-background exports (`QUEUE`).
+background exports (`QUEUE`). A failure is written into the cache folder, as where torch
+serves, but with nothing else to speak it is not kept past the next start: that start builds
+again (a build the kernel killed for memory another process held, say, may succeed then).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from ...settings import ModelSettings
 from .background import QUEUE
-from .cache import TEMPORARY_PREFIX, graph_folder, needs_export, remember_failure
+from .cache import FAILED, TEMPORARY_PREFIX, graph_folder, needs_export, remember_failure
 from .child import ExportProcess
 
 if TYPE_CHECKING:
@@ -47,6 +49,7 @@ def graphs_now(
         atexit.register(partial(shutil.rmtree, folder, ignore_errors=True))
     else:
         folder = graph_folder(data_dir, settings)
+        _forget_a_failure(folder)
     if needs_export(settings, data_dir, int8):
         sources(settings)  # fetched here: see the module
         _LOGGER.info("Building the %s model's graphs from its checkpoint (once)", settings.code)
@@ -61,3 +64,13 @@ def graphs_now(
     if model is None:
         raise GraphsUnavailable("the graphs do not run here (the warning above says why)")
     return model
+
+
+def _forget_a_failure(folder: Path) -> None:
+    """Delete the graphs' `folder` where it holds a failure of an earlier start (see the
+    module), saying so."""
+    failed = folder / FAILED
+    if failed.is_file():
+        reason = failed.read_text(encoding="utf-8").strip()
+        _LOGGER.info("The graphs failed at an earlier start (%s): building them again", reason)
+        shutil.rmtree(folder, ignore_errors=True)
