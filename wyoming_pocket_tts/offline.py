@@ -41,10 +41,22 @@ def is_missing_network(error: BaseException) -> bool:
     return any(isinstance(cause, missing) or _transport_error(cause) for cause in _chain(error))
 
 
+class VoiceNotDownloaded(Exception):
+    """A voice's file could not be fetched for want of network (raised from the hub's error):
+    what the start waits for is that voice, not its model."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"voice {name}")
+        self.label = f"voice {name}"
+
+
 def waiting_for(label: str, error: BaseException) -> str:
-    """What the start waits for, in words: the model, where it comes from, the first reason."""
+    """What the start waits for, in words: the model named by `label` (or the voice `error`
+    names), where it comes from, the first reason."""
     from huggingface_hub import constants
 
+    voice = next((e for e in _chain(error) if isinstance(e, VoiceNotDownloaded)), None)
+    label = voice.label if voice is not None else label
     reason = str(_chain(error)[-1]) or type(error).__name__
     return (
         f"the network: {label} is not downloaded yet and {constants.ENDPOINT} cannot be "

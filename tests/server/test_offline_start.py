@@ -20,7 +20,7 @@ from pathlib import Path
 
 from wyoming.info import Info
 
-from testkit.model_factory import build_hf_cache
+from testkit.model_factory import TinyModel, build_hf_cache
 from testkit.support import ServerProcess, describe, refusing_port, synthesize, synthesize_streamed
 from tests.studio_support import CHROMIUM, CHROMIUM_ARGS, has_chromium, page_unchecked
 from wyoming_pocket_tts.errors import MODEL_NOT_DOWNLOADED
@@ -171,3 +171,17 @@ def test_the_addons_mirror_option_is_used_and_waited_for(tmp_path: Path) -> None
     (line, *_) = [line for line in server.log.splitlines() if WAITING in line]
     assert f"{mirror} cannot be reached" in line, line
     assert "Cannot start" not in server.log
+
+
+def test_a_local_model_whose_voice_is_not_downloaded_waits_naming_the_voice(
+    slim_model: TinyModel, tmp_path: Path
+) -> None:
+    """A model from local files (`--model-config`) with the built-in voice `alba`, whose audio
+    comes from the hub: the start waits for the network naming the voice, not the model."""
+    env = {"HF_HOME": str(tmp_path / "hf"), "HF_HUB_OFFLINE": "1"}
+    args = ["--model-config", str(slim_model.config_path), "--voice", "alba"]
+    with ServerProcess(args, tmp_path / "server.log", env=env, prelude=QUICK_RETRIES) as server:
+        server.wait_for_log(WAITING)
+        assert server.stop() == 0
+    assert f"{WAITING} voice alba is not downloaded yet" in server.log, server.log
+    assert "config.yaml is not downloaded" not in server.log, server.log

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from ...audio.shaping import ReplyShaper
 from ...errors import MODEL_NOT_DOWNLOADED, MODEL_UNAVAILABLE, SYNTHESIS_FAILED, JobError
-from ...offline import is_missing_network, retry_delays, waiting_for
+from ...offline import VoiceNotDownloaded, is_missing_network, retry_delays, waiting_for
 from ...settings import EngineSettings, VoiceSpec
 from ...voices.catalog import VoiceCatalog
 from ..chunking import chunks
@@ -276,8 +276,8 @@ class Engine:
         try:
             return loaded.voices.get(spec)
         except Exception as error:
-            if is_missing_network(error):
-                raise  # not the voice's fault: the start waits for the network
+            if is_missing_network(error):  # not the voice's fault: the start waits for it
+                raise VoiceNotDownloaded(spec.name) from error
             fallback = self._catalog.report_failure(spec, str(error)) if first else None
             if fallback is None:
                 raise
