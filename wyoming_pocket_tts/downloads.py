@@ -135,8 +135,12 @@ class HubDownloadLog(hub_tqdm):
 
 
 def log_hub_downloads(interval: float = PROGRESS_INTERVAL) -> None:
-    """Make every later `huggingface_hub` file download log its progress (idempotent)."""
+    """Make every later `huggingface_hub` file download log its progress, and its warnings
+    (a retry's, say) appear once, through this process's handlers, not also bare through the
+    hub's own (idempotent)."""
     HubDownloadLog.interval = interval
+    importlib.import_module("huggingface_hub.utils.logging")  # which adds the hub's handler
+    logging.getLogger("huggingface_hub").handlers.clear()
     for name in _HUB_MODULES:
         module: Any
         try:
@@ -161,20 +165,28 @@ def _size(total: float | None) -> str:
     return f"{total / _MB:.1f} MB" if total else "size unknown"
 
 
-def hub_file(url: str) -> Path:
+def hub_file(url: str, cached_only: bool = False) -> Path:
     """A local copy of `url`, as pocket-tts's `download_if_necessary` makes one: `hf://owner/
     repo/path[@revision]` through the hub's cache (logged by `log_hub_downloads`), `https://`
-    into `~/.cache/pocket_tts/` (its name the URL's sha256), anything else a local path."""
+    into `~/.cache/pocket_tts/` (its name the URL's sha256), anything else a local path. With
+    `cached_only`, a copy already here or the error of its absence, never a download."""
     if url.startswith("hf://"):
         from huggingface_hub import hf_hub_download
 
         owner, repo, rest = url.removeprefix("hf://").split("/", 2)
         filename, _, revision = rest.partition("@")
-        return Path(hf_hub_download(f"{owner}/{repo}", filename, revision=revision or None))
+        return Path(
+            hf_hub_download(
+                f"{owner}/{repo}", filename, revision=revision or None,
+                local_files_only=cached_only,
+            )
+        )  # fmt: skip
     if url.startswith(("http://", "https://")):
         folder = Path.home() / ".cache" / "pocket_tts"
         suffix = Path(urllib.parse.urlparse(url).path).suffix
         cached = folder / f"{hashlib.sha256(url.encode()).hexdigest()}{suffix}"
+        if not cached.is_file() and cached_only:
+            raise FileNotFoundError(f"{url} is not downloaded")
         if not cached.is_file():
             folder.mkdir(parents=True, exist_ok=True)
             with urllib.request.urlopen(url, timeout=60) as answer, new_file(cached) as temporary:

@@ -17,11 +17,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from testkit.model_factory import TinyModel
-from testkit.support import ServerProcess
+from testkit.model_factory import TinyModel, build_hf_cache
+from testkit.support import ServerProcess, refusing_port
 from testkit.without_torch import hidden_env
 from testkit.zygote import FORK_ENV
 from tests.conftest import model_args
+from tests.server.test_offline_start import QUICK_RETRIES, WAITING
 from wyoming_pocket_tts.engine.onnx.cache import FAILED, graph_folder, remember_failure
 from wyoming_pocket_tts.engine.onnx.graphs import VOICE
 from wyoming_pocket_tts.settings import ModelSettings
@@ -32,6 +33,7 @@ from .test_onnx_runtime import pcm_relative
 pytestmark = pytest.mark.timeout(300)
 
 TEXT = "Turn on the kitchen lights, please."
+LANGUAGE = "english_2m_2026-10"
 SAME_AUDIO = 1e-3
 """Relative RMS of two 16-bit replies that are the same speech (the state within 3e-6 and the
 graphs' audio within 1e-6 of pocket-tts's: `test_voice_encoding`; 16-bit rounding beside)."""
@@ -143,3 +145,46 @@ def test_a_build_that_failed_is_tried_again_at_the_next_start(
     log = server.log
     assert f"The graphs failed at an earlier start (RuntimeError: {killed})" in log, log
     assert "Building the en model's graphs from its checkpoint" in log, log
+
+
+def test_no_network_waits_for_the_cloning_weights_alone_and_logs_each_retry_once(
+    hidden: dict[str, str | None], tmp_path: Path
+) -> None:
+    """Up to ~40 s (the hub retries a refused connection itself): a first start without torch
+    whose hub mirror refuses. A missing network is waited out, not answered by fetching the
+    weights without cloning (which would double the wait, then serve without cloning); the
+    hub's retry warnings reach the log once, formatted, not also bare."""
+    with refusing_port() as port:
+        env = {**hidden, "HF_HOME": str(tmp_path / "hf"), "HF_HUB_OFFLINE": None}
+        env["HF_ENDPOINT"] = f"http://127.0.0.1:{port}"
+        args = ["--language", LANGUAGE, "--runtime", "auto"]
+        args += ["--data-dir", str(tmp_path / "data")]
+        with ServerProcess(args, tmp_path / "server.log", env, prelude=QUICK_RETRIES) as server:
+            server.wait_for_log(WAITING, timeout=240)
+            assert server.stop() == 0
+    log = server.log
+    assert "Retrying in" in log, log  # the hub's own retries ran
+    lines = log.splitlines()
+    assert not [line for line in lines if line.startswith(("Retrying in", "'"))], log
+    assert "without-voice-cloning" not in log and "cannot be fetched" not in log, log
+
+
+def test_offline_the_weights_without_cloning_already_here_are_built_from(tmp_path: Path) -> None:
+    """The graphs built again offline (after an update) for a household without the gated
+    weights: the cloning weights' absence is a missing network, yet the weights without cloning
+    already in the cache are taken, not waited for. `model_files.sources` in a fresh process
+    (the hub reads HF_HOME when imported)."""
+    build_hf_cache(tmp_path / "hf", language=LANGUAGE, voices=("alba",), voice_cloning=False)
+    script = (
+        "from wyoming_pocket_tts.engine.model_files import sources\n"
+        "from wyoming_pocket_tts.settings import ModelSettings\n"
+        f"found = sources(ModelSettings(model={LANGUAGE!r}, config=None))\n"
+        "print(found.voice_cloning, found.checkpoint)\n"
+    )
+    env = {**os.environ, "HF_HOME": str(tmp_path / "hf"), "HF_HUB_OFFLINE": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    cloning, checkpoint = done.stdout.split()
+    assert cloning == "False" and "without-voice-cloning" in checkpoint, done.stdout

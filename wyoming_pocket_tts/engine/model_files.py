@@ -3,9 +3,11 @@ found and fetched as pocket-tts's `TTSModel.load_model` finds them, without pock
 
 The config is the settings' file or URL, or a built-in model's (`pocket.configs_dir`). Its one
 checkpoint is `weights_path`, the gated weights that clone voices; where they cannot be fetched
-(no token, terms not accepted, offline), `weights_path_without_voice_cloning`, as pocket-tts
-falls back. Configs that give the flow LM's and Mimi's weights apart (`flow_lm.weights_path`,
-`mimi.weights_path`) are not built from (`SplitWeights`): torch exports them where installed.
+(no token, terms not accepted), `weights_path_without_voice_cloning`, as pocket-tts falls back.
+Without network only a copy of those already here is taken: else the start waits for the
+network (`offline`) once, not for both files in turn. Configs that give the flow LM's and
+Mimi's weights apart (`flow_lm.weights_path`, `mimi.weights_path`) are not built from
+(`SplitWeights`): torch exports them where installed.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 import yaml
 
 from ..downloads import hub_file
+from ..offline import is_missing_network
 from ..pocket import configs_dir
 from ..settings import ModelSettings
 
@@ -59,7 +62,17 @@ def sources(settings: ModelSettings) -> Sources:
         fallback = config.get("weights_path_without_voice_cloning")
         if not fallback:
             raise
-        _LOGGER.info("The weights that clone voices cannot be fetched (%s): the others", error)
-        checkpoint, voice_cloning = hub_file(str(fallback)), False
+        offline = is_missing_network(error)
+        try:  # without network, only a copy already here: else the start waits for the network
+            checkpoint, voice_cloning = hub_file(str(fallback), cached_only=offline), False
+        except Exception:
+            if offline:
+                raise error from None
+            raise
+        _LOGGER.info(
+            "The weights that clone voices cannot be fetched (%s): using those without voice "
+            "cloning",
+            error,
+        )
     tokenizer = hub_file(str(config["flow_lm"]["lookup_table"]["tokenizer_path"]))
     return Sources(config, checkpoint, tokenizer, voice_cloning)
