@@ -504,7 +504,7 @@ def test_without_cached_graphs_torch_serves_while_a_child_process_exports(
     assert seen and {nice for nice, _ in seen} == {19}  # the lowest priority (inherited too)
     # oom_score_adj 1000 (the first process the kernel ends when memory runs out) is set by the
     # child as it starts; the build child of 0.10 ends within a second or two, often before a
-    # sample sees it, so it is not asserted here: no test holds it now (noted for issue 64).
+    # sample sees it: test_child_conditions holds a child at its first read to see it.
     assert first_start.reason == "--runtime onnx: onnx fp32 x1"
     before, after = first_start.frames_after
     assert after > before > 0  # the switch's timing and this reply ran on the graphs
