@@ -254,6 +254,47 @@ def test_a_voice_state_saved_by_one_runtime_is_served_by_the_other(
 
 
 @pytest.mark.usefixtures("fresh")
+def test_a_state_file_of_an_older_pocket_tts_speaks_on_the_graphs_as_on_torch(
+    slim_model: TinyModel, voices: dict[str, Path], cached: Path, tmp_path: Path
+) -> None:
+    """A `.safetensors` voice as pocket-tts wrote it before `offset`: each attention's step
+    count as the length of a `current_end` tensor. The graphs' server reads it (no child) and
+    speaks it as a torch server speaks it, and as torch speaks the same state in today's
+    layout."""
+    from pocket_tts.models.model_state import export_model_state
+    from safetensors.numpy import load_file, save_file
+
+    today = tmp_path / "today.safetensors"
+    export_model_state(slim_model.load().get_state_for_audio_prompt(voices["a"]), today)
+    older = {}
+    for key, array in load_file(str(today)).items():
+        module, name = key.split("/")
+        if name == "offset":
+            older[f"{module}/current_end"] = np.zeros(int(array.reshape(-1)[0]), np.float32)
+        else:
+            older[key] = array
+    assert any(key.endswith("/current_end") for key in older)
+    save_file(older, str(tmp_path / "older.safetensors"))
+    files = {"older": tmp_path / "older.safetensors", "today": today}
+    data = tmp_path / "data"
+    shutil.copytree(cached, data)
+    torch_args = [*model_args(slim_model, files), "--data-dir", str(tmp_path / "torch")]
+    torch_args += ["--runtime", "torch", "--quantize", "off"]
+    with ServerProcess(torch_args, tmp_path / "torch.log") as server:
+        server.wait_for_log("Ready")
+        heard = {name: reply_audio(server, name) for name in files}
+        assert server.stop() == 0
+    lean = lean_args(slim_model, {"older": files["older"]}, data, "--quantize", "off")
+    with ServerProcess(lean, tmp_path / "lean.log") as server:
+        server.wait_for_log("Ready")
+        on_graphs = reply_audio(server, "older")
+        assert server.stop() == 0
+    assert LEAN in server.log and "encoding of voice" not in server.log, server.log
+    assert differing_samples(heard["older"], heard["today"]) == 0.0
+    assert differing_samples(on_graphs, heard["older"]) < 0.01
+
+
+@pytest.mark.usefixtures("fresh")
 def test_a_voice_whose_encoding_child_dies_is_refused_and_the_server_serves_on(
     slim_model: TinyModel, voices: dict[str, Path], cached: Path, tmp_path: Path
 ) -> None:
