@@ -185,3 +185,42 @@ def test_a_local_model_whose_voice_is_not_downloaded_waits_naming_the_voice(
         assert server.stop() == 0
     assert f"{WAITING} voice alba is not downloaded yet" in server.log, server.log
     assert "config.yaml is not downloaded" not in server.log, server.log
+
+
+def test_a_second_language_without_network_is_not_downloaded_not_unavailable(
+    tmp_path: Path,
+) -> None:
+    """English downloaded, French not, no network (issue 64, item 4): a French request gets
+    `model-not-downloaded` (HTTP 503) as the first start's would, never `model-unavailable`
+    (500); English speaks on, and a second French request is refused the same way (the load
+    that found no network is not remembered as a failed model)."""
+    hf_home = tmp_path / "hf"
+    build_hf_cache(hf_home, language=LANGUAGE, voices=("alba",))
+    env = {"HF_HOME": str(hf_home), "HF_HUB_OFFLINE": "1"}
+    args = ["--language", LANGUAGE, "--language", "french", "--http-port", "0"]
+    with ServerProcess(args, tmp_path / "server.log", env=env) as server:
+        server.wait_for_log("Ready")
+        info: Info = asyncio.run(describe(server.port))
+        french = next(
+            voice.name
+            for voice in info.tts[0].voices
+            if any(language.startswith("fr") for language in voice.languages)
+        )
+        for _ in range(2):
+            reply = asyncio.run(synthesize(server.port, "Bonjour.", voice=french))
+            assert [error.code for error in reply.errors] == [MODEL_NOT_DOWNLOADED], reply.errors
+            assert reply.types[-1] == "audio-stop"
+        body = json.dumps({"model": "tts-1", "input": "Bonjour.", "voice": french}).encode()
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{_http_port(server)}/v1/audio/speech",
+            data=body,
+            headers={"Content-Type": "application/json"},
+        )
+        try:
+            urllib.request.urlopen(request, timeout=30)
+            raise AssertionError("French was spoken without its model")
+        except urllib.error.HTTPError as error:
+            assert error.code == 503, error.read()
+        english = asyncio.run(synthesize(server.port, "Hello.", voice="alba"))
+        assert english.audio and not english.errors
+        assert server.stop() == 0
