@@ -367,6 +367,35 @@ def test_while_a_child_makes_a_new_voice_the_warm_voices_are_served(
     assert re.search(r"Voice c cannot load \(.*killed by SIGKILL.*\): using a", log), log
 
 
+@pytest.mark.usefixtures("fresh")
+def test_new_voices_are_encoded_one_child_at_a_time(
+    slim_model: TinyModel, voices: dict[str, Path], cached: Path, tmp_path: Path
+) -> None:
+    """Each encoding child loads the model: two at once could double the peak on a small
+    board (issue 64, item 19). While `b`'s child is frozen, `c`'s request waits and no child
+    starts for it (checked after `a` is served and up to 5 s more); once `b`'s ends, `c`'s
+    starts, and both voices speak."""
+    data = tmp_path / "data"
+    shutil.copytree(cached, data)
+    new_c = write_voice_wav(tmp_path / "c.wav", 1.0, seed=7)
+    configured = {"a": voices["a"], "a2": voices["a"], "b": voices["b"], "c": new_c}
+    args = lean_args(slim_model, configured, data, "--quantize", "off")
+    with ServerProcess(args, tmp_path / "server.log") as server, ThreadPoolExecutor(2) as pool:
+        server.wait_for_log("Ready")  # `a` (and `a2`, the same state) made at the start
+        new_b = pool.submit(asyncio.run, synthesize(server.port, TEXT, "b"))
+        with frozen(child_pid(server, "b")):
+            new_c_reply = pool.submit(asyncio.run, synthesize(server.port, TEXT, "c"))
+            reply_audio(server, "a")
+            with pytest.raises(AssertionError, match="no encoding child for c"):
+                child_pid(server, "c", timeout=5)
+        for reply in (new_b, new_c_reply):
+            heard = reply.result(timeout=60)
+            assert heard.audio and not heard.errors, heard.errors
+        assert server.stop() == 0
+    log = server.log
+    assert log.index("Encoded voice b") < log.index("encoding of voice c runs"), log
+
+
 @contextlib.contextmanager
 def frozen(pid: int) -> Iterator[None]:
     """The process stopped (SIGSTOP) for the block and continued after it, even if the block
