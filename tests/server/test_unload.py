@@ -5,7 +5,11 @@ never cut by an unload. The real server in this process, on a tiny random model.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import os
+import re
+import signal
 import time
 from pathlib import Path
 
@@ -22,6 +26,7 @@ LOADING_LOGGER = "wyoming_pocket_tts.engine.model.loading"
 """It logs "Loaded model" once for each model the server loads (reloads count again)."""
 UNLOAD_AFTER = "0.01"
 """Minutes (0.6 s): short, so the test does not wait long for an unload."""
+BUILD_PID = re.compile(r"The graph build runs in a separate process \(pid (\d+)\)")
 
 
 async def _until_unloaded(server: TtsServer, timeout: float = 60.0) -> None:
@@ -77,3 +82,43 @@ def test_a_stream_waiting_for_text_keeps_its_model(
     reply, loads = asyncio.run(scenario())
     assert not reply.errors and reply.audio
     assert loads == [1, 1, 1, 1, 1], "the model was unloaded and loaded again mid-stream"
+
+
+def test_a_model_whose_graphs_are_being_built_is_not_unloaded(
+    slim_model: TinyModel,
+    voices: dict[str, Path],
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """`--runtime onnx` with torch installed and nothing cached: torch serves while a child
+    builds the graphs (issue 64, item 13). The child is frozen (SIGSTOP: a slow board's build)
+    for 5 times `--unload-after`: the idle model stays loaded and its build is not killed;
+    once the child goes on, the model switches to the graphs (and, idle, may then go)."""
+    caplog.set_level(logging.INFO)
+    args = model_args(slim_model, {"a": voices["a"]}, "--unload-after", UNLOAD_AFTER)
+    args += ["--runtime", "onnx", "--quantize", "off", "--data-dir", str(tmp_path / "data")]
+
+    async def scenario() -> None:
+        async with running_server(args) as server:
+            found = None
+            deadline = time.monotonic() + 60
+            while found is None and time.monotonic() < deadline:
+                found = BUILD_PID.search(caplog.text)
+                await asyncio.sleep(0.01)
+            assert found, caplog.text
+            pid = int(found.group(1))
+            os.kill(pid, signal.SIGSTOP)
+            try:
+                await asyncio.sleep(3.0)  # 5 times --unload-after, the engine idle
+                loaded = server.engine.models.loaded()
+                alive = Path(f"/proc/{pid}").exists()
+            finally:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGCONT)
+            assert loaded == ["en"] and alive, (loaded, alive)
+            while "now runs on ONNX Runtime" not in caplog.text:  # then it may be unloaded
+                assert time.monotonic() < deadline + 60, caplog.text
+                await asyncio.sleep(0.1)
+
+    asyncio.run(scenario())
+    assert caplog.text.count("Loaded model") == 1, caplog.text  # torch's load, never again
