@@ -333,11 +333,7 @@ def test_while_a_child_makes_a_new_voice_the_warm_voices_are_served(
     Two requests for new voice `b` share one child, and both speak once it goes on (SIGCONT).
     The child of new voice `c` is killed (as by the out-of-memory killer): `c`'s request gets
     what a failed voice gets (its language's default speaks it), and `a` is served on."""
-    data = tmp_path / "data"
-    shutil.copytree(cached, data)
-    new_c = write_voice_wav(tmp_path / "c.wav", 1.0, seed=7)
-    configured = {"a": voices["a"], "a2": voices["a"], "b": voices["b"], "c": new_c}
-    args = lean_args(slim_model, configured, data, "--quantize", "off")
+    args = new_voices_args(slim_model, voices, cached, tmp_path)
     with ServerProcess(args, tmp_path / "server.log") as server, ThreadPoolExecutor(2) as pool:
         server.wait_for_log("Ready")  # `a` (and `a2`, the same state) made at the start
         assert "encoding of voice b" not in server.log, server.log
@@ -375,11 +371,7 @@ def test_new_voices_are_encoded_one_child_at_a_time(
     board (issue 64, item 19). While `b`'s child is frozen, `c`'s request waits and no child
     starts for it (checked after `a` is served and up to 5 s more); once `b`'s ends, `c`'s
     starts, and both voices speak."""
-    data = tmp_path / "data"
-    shutil.copytree(cached, data)
-    new_c = write_voice_wav(tmp_path / "c.wav", 1.0, seed=7)
-    configured = {"a": voices["a"], "a2": voices["a"], "b": voices["b"], "c": new_c}
-    args = lean_args(slim_model, configured, data, "--quantize", "off")
+    args = new_voices_args(slim_model, voices, cached, tmp_path)
     with ServerProcess(args, tmp_path / "server.log") as server, ThreadPoolExecutor(2) as pool:
         server.wait_for_log("Ready")  # `a` (and `a2`, the same state) made at the start
         new_b = pool.submit(asyncio.run, synthesize(server.port, TEXT, "b"))
@@ -394,6 +386,18 @@ def test_new_voices_are_encoded_one_child_at_a_time(
         assert server.stop() == 0
     log = server.log
     assert log.index("Encoded voice b") < log.index("encoding of voice c runs"), log
+
+
+def new_voices_args(
+    model: TinyModel, voices: dict[str, Path], cached: Path, tmp_path: Path
+) -> list[str]:
+    """A graphs server (fp32, a copy of `cached`: no voice encoder) with voices `a` and `a2`
+    (the same state, made at the start) and `b` and `c`, new: each made by a child when asked."""
+    data = tmp_path / "data"
+    shutil.copytree(cached, data)
+    new_c = write_voice_wav(tmp_path / "c.wav", 1.0, seed=7)
+    configured = {"a": voices["a"], "a2": voices["a"], "b": voices["b"], "c": new_c}
+    return lean_args(model, configured, data, "--quantize", "off")
 
 
 @contextlib.contextmanager
