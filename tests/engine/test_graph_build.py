@@ -13,6 +13,7 @@ import json
 import subprocess
 import sys
 import textwrap
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -22,10 +23,13 @@ import soundfile
 
 from testkit.model_factory import TinyModel
 from wyoming_pocket_tts.engine.graph_build import build
+from wyoming_pocket_tts.engine.graph_build.folder import add_int8
 from wyoming_pocket_tts.engine.onnx import cache as runtime
 from wyoming_pocket_tts.engine.onnx import quantize
 from wyoming_pocket_tts.engine.onnx.graphs import Graphs
 from wyoming_pocket_tts.engine.onnx.loop import GraphSpeech
+from wyoming_pocket_tts.engine.onnx.loop_settings import LoopSettings
+from wyoming_pocket_tts.engine.onnx.runners import MimiRunner
 from wyoming_pocket_tts.engine.voice_states.state_file import read_state
 
 from .graph_build_reference import (
@@ -203,3 +207,51 @@ def test_the_int8_step_quantises_the_same_layers(
     fp32, int8 = GraphSpeech(built, False, 1), GraphSpeech(built, True, 1)
     state = read_state(voice_file)
     assert 0 < relative(speak(int8, state, frames=10), speak(fp32, state, frames=10)) < 0.03
+
+
+def _int8_parts(path: Path) -> tuple[Counter[str], list[bytes]]:
+    """The kinds of node of the graph at `path`, and its unsigned 8-bit weights (sorted)."""
+    model = onnx.load(str(path))
+    weights = sorted(
+        onnx.numpy_helper.to_array(tensor).tobytes()
+        for tensor in model.graph.initializer
+        if tensor.data_type == onnx.TensorProto.UINT8
+    )
+    return Counter(node.op_type for node in model.graph.node), weights
+
+
+def _mimi_audio(graphs: Graphs, int8: bool, frames: int) -> np.ndarray:
+    steps = LoopSettings.read(graphs.speech).mimi_steps_per_latent
+    runner = MimiRunner(graphs.mimi(int8), steps, 1)
+    width = int(runner.session.get_inputs()[0].shape[-1])
+    state, rng = runner.new_state(), np.random.default_rng(5)
+    latents = [rng.standard_normal((1, 1, width)).astype(np.float32) * 3 for _ in range(frames)]
+    return np.concatenate([runner.decode(state, latent) for latent in latents])
+
+
+def test_the_built_int8_graphs_are_the_quantiser_s(
+    endless_model: TinyModel, tmp_path: Path
+) -> None:
+    """The int8 LM and Mimi written as they are built (`graph_build.int8`, a weight at a time)
+    and added later beside fp32 graphs (`add_int8`) are what ONNX Runtime's quantiser makes of
+    the fp32 graphs (`onnx.quantize`): the same kinds of node, the same unsigned weights, and
+    the same outputs to the bit."""
+    ours = build(
+        endless_model.weights_path, endless_model.config_path, tmp_path / "ours", int8=True
+    )
+    added = built_from(endless_model, tmp_path / "added")
+    assert not added.has_int8
+    add_int8(endless_model.weights_path, endless_model.config_path, added.folder)
+    theirs = built_from(endless_model, tmp_path / "theirs")
+    quantize.with_int8(theirs)
+    feeds = lm_inputs(theirs, seed=4, steps=3, offset=5, slots=12)
+    expected_lm = run_graph(theirs.lm(True), feeds)
+    expected_mimi = _mimi_audio(theirs, True, 6)
+    for graphs in (ours, added):
+        for path, quantised in zip(graphs.files(True), theirs.files(True), strict=True):
+            kinds, weights = _int8_parts(path)
+            assert kinds["MatMulInteger"] > 0 and weights, path.name
+            assert (kinds, weights) == _int8_parts(quantised), path.name
+        for got, expected in zip(run_graph(graphs.lm(True), feeds), expected_lm, strict=True):
+            np.testing.assert_array_equal(got, expected)
+        np.testing.assert_array_equal(_mimi_audio(graphs, True, 6), expected_mimi)

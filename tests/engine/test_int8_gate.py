@@ -3,9 +3,10 @@ is refused where it is made, and the model serves its fp32 graphs, saying why in
 in the studio's model row.
 
 To force a drift past the bound on any CPU, the int8 weights' scales are made 1.5 times too
-large after ONNX Runtime's quantiser wrote them (`overscale`): in process, and in the server's
-export child through a `sitecustomize` on its path (the one fake here: no real quantiser on a
-real CPU is known to drift so far with the u8u8 scheme).
+large after ONNX Runtime's quantiser wrote them (`overscale`, in process), and as its
+`quantize_data` gives them to the graph builder (`graph_build.int8`) in the server's build child,
+through a `sitecustomize` on its path (the one fake here: no real quantiser on a real CPU is
+known to drift so far with the u8u8 scheme).
 """
 
 from __future__ import annotations
@@ -48,7 +49,21 @@ def overscaled(path, target):
 
 quantize.quantized_graph = overscaled
 """
-"""A `sitecustomize` that makes every int8 graph's weight scales 1.5 times too large."""
+"""Makes every int8 graph ONNX Runtime's quantiser writes have weight scales 1.5 times too large."""
+
+OVERSCALE_BUILT = """
+from onnxruntime.quantization import quant_utils
+
+quantized_data = quant_utils.quantize_data
+
+def overscaled_data(*args, **kwargs):
+    zero_point, scale, data = quantized_data(*args, **kwargs)
+    return zero_point, scale * 1.5, data
+
+quant_utils.quantize_data = overscaled_data
+"""
+"""Makes every weight the graph builder writes in int8 have a scale 1.5 times too large (the
+quantiser bound `quantize_data` by name before this runs, so it is not overscaled twice)."""
 
 
 def overscale(folder: Path) -> None:
@@ -116,13 +131,13 @@ def test_a_server_whose_int8_is_refused_serves_fp32_graphs_and_says_why(
     tmp_path: Path,
 ) -> None:
     """Through the real server (`--runtime onnx --quantize on`, fp32 graphs cached, so its
-    child only quantises): the overscaled int8 is refused in the child, the model switches to
-    its fp32 graphs, the log and the studio's model row (JSON and the page) say why; a reply
-    speaks; the next start does not quantise again and says it again."""
+    child only builds the int8 ones): the overscaled int8 is refused in the child, the model
+    switches to its fp32 graphs, the log and the studio's model row (JSON and the page) say
+    why; a reply speaks; the next start does not build int8 again and says it again."""
     data, settings = graphs_fp32
     site = tmp_path / "site"
     site.mkdir()
-    (site / "sitecustomize.py").write_text(OVERSCALE)
+    (site / "sitecustomize.py").write_text(OVERSCALE_BUILT)
     env = {"PYTHONPATH": str(site)}
     args = [*model_args(slim_model, {"a": voices["a"]}), "--runtime", "onnx"]
     args += ["--quantize", "on", "--data-dir", str(data), "--http-port", "0"]

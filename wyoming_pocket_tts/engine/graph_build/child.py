@@ -28,12 +28,12 @@ def main(argv: list[str] | None = None) -> int:
     """The child: nice 19 and the first to go when memory runs out, then the export; 0, or 1
     with a one-line reason.
 
-    The fp32 graphs are built from the checkpoint (`graph_build`, no torch); only a config
-    with split weights is exported from a model loaded here in torch, emptied stage by stage
-    (`onnx.export`). The int8 ones come from their files, after a process that imported torch
-    has replaced itself (`INT8_ONLY`, the same pid) with one that never does: torch,
-    pocket-tts and what the export left in the heap would stay resident under the
-    quantiser's peak otherwise."""
+    The graphs, fp32 and int8, are built from the checkpoint (`graph_build`, no torch); only a
+    config with split weights is exported from a model loaded here in torch, emptied stage by
+    stage (`onnx.export`). Its int8 graphs come from their files by ONNX Runtime's quantiser,
+    after the process that imported torch has replaced itself (`INT8_ONLY`, the same pid) with
+    one that never does: torch, pocket-tts and what the export left in the heap would stay
+    resident under the quantiser's peak otherwise."""
     why_not = lowest_priority()
     if why_not is not None:
         print(f"The export runs at normal priority: {why_not}", file=sys.stderr)
@@ -48,15 +48,13 @@ def main(argv: list[str] | None = None) -> int:
     end_with_parent()
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
-        from ..onnx.cache import exported_graphs, prepare_int8
+        from ..onnx.cache import prepare_int8
 
         if args.int8_only:
             prepare_int8(args.folder)
             _note_peak("the int8 graphs")
             return 0
-        if exported_graphs(args.folder) is None:
-            _fp32_graphs(ModelSettings(model=args.model, config=args.config), args.folder)
-        if args.int8:
+        if not _built(ModelSettings(model=args.model, config=args.config), args.folder, args.int8):
             if "torch" in sys.modules:  # the same pid, without torch
                 sys.stderr.flush()
                 module = __spec__.name if __spec__ is not None else __name__  # not "__main__"
@@ -71,24 +69,39 @@ def main(argv: list[str] | None = None) -> int:
 INT8_ONLY = "--int8-only"
 
 
-def _fp32_graphs(settings: ModelSettings, folder: Path) -> None:
-    """Build the fp32 graphs from the checkpoint (`graph_build`, no torch); a config that gives
-    its weights apart (`SplitWeights`) is exported from torch's model instead."""
+def _built(settings: ModelSettings, folder: Path, int8: bool) -> bool:
+    """Build what `folder` lacks from the checkpoint (`graph_build`, no torch): the fp32 graphs,
+    and for `int8` the int8 ones, measured against fp32 (`onnx.cache.judge_int8`); True when
+    done. False for a config that gives its weights apart (`SplitWeights`): its fp32 graphs are
+    exported from torch's model here, and the int8 ones are left to `onnx.quantize`."""
     from ..model_files import SplitWeights, sources
-    from .folder import build
+    from ..onnx.cache import exported_graphs, judge_int8
+    from ..onnx.graphs import refused
+    from .folder import add_int8, build
 
     try:
         found = sources(settings)
     except SplitWeights as error:
         _LOGGER.warning("%s: exporting from torch", error)
-        _export_fp32(settings, folder)
-        return
+        if exported_graphs(folder) is None:
+            _export_fp32(settings, folder)
+        return not int8
     _note_peak("fetching the checkpoint")
-    build(
-        found.checkpoint, found.config, folder,
-        tokenizer=found.tokenizer, voice_cloning=found.voice_cloning,
-    )  # fmt: skip
-    _note_peak("the fp32 graphs")
+    graphs = exported_graphs(folder)
+    if graphs is None:
+        graphs = build(
+            found.checkpoint, found.config, folder,
+            tokenizer=found.tokenizer, voice_cloning=found.voice_cloning, int8=int8,
+        )  # fmt: skip
+    elif int8 and not graphs.has_int8 and refused(folder) is None:
+        add_int8(found.checkpoint, found.config, folder)
+    else:
+        return True
+    _note_peak("the int8 graphs" if int8 else "the fp32 graphs")
+    if int8:
+        judge_int8(graphs)
+        _note_peak("measuring the int8 graphs")
+    return True
 
 
 def _export_fp32(settings: ModelSettings, folder: Path) -> None:

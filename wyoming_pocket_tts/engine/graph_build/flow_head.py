@@ -13,8 +13,8 @@ import numpy as np
 
 from .checkpoint import Checkpoint
 from .config import ModelConfig
-from .layers import gemm, layer_norm, modulate, silu
-from .ops import LINEAR, Graph
+from .layers import Dense, gemm, layer_norm, modulate, silu
+from .ops import Graph
 
 HEAD = "flow_lm.flow_net"
 _FREQUENCIES = 256
@@ -59,7 +59,7 @@ class FlowHead:
         self.g, self.ck, self.config = g, ck, config
         dim, cond = config.flow_dim, config.z_dim or config.flow.d_model
         self.condition = gemm(g, ck, condition, f"{HEAD}.cond_embed", (dim, cond))
-        self._weights: dict[str, tuple[str, str]] = {}
+        self._layers: dict[str, Dense] = {}
 
     def __call__(self, x: str, times: list[float]) -> str:
         """The head's output for latent `x` (1, ldim) at `times` (one per time condition)."""
@@ -91,13 +91,9 @@ class FlowHead:
     def _gemm(self, x: str, layer: str, shape: tuple[int, int]) -> str:
         """A Gemm of the head's `layer` (its weights written once, shared by every call)."""
         name = f"{HEAD}.{layer}"
-        if name not in self._weights:
-            self._weights[name] = (
-                self.g.weight(self.ck.tensor(f"{name}.weight", shape), f"{name}.weight"),
-                self.g.weight(self.ck.tensor(f"{name}.bias", shape[:1]), f"{name}.bias"),
-            )
-        weight, bias = self._weights[name]
-        return self.g.node("Gemm", [x, weight, bias], namespace=f"{name}: {LINEAR}", transB=1)
+        if name not in self._layers:
+            self._layers[name] = Dense.of(self.g, self.ck, name, shape, True, gemm=True)
+        return self._layers[name](x)
 
 
 def decode(head: FlowHead, noise: str, steps: int) -> str:

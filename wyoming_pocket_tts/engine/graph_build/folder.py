@@ -2,9 +2,9 @@
 
 `build` writes the frame's graph, the text table, the tokenizer's file and the loop's settings,
 Mimi's decoder step and the flow LM's step, Mimi's encoder step for voice prompts
-(`onnx.graphs.VOICE`, where the weights clone voices: not in the export), then `graphs.json`, into
-a folder beside the target, renamed to it at the end: a build that fails leaves no folder
-behind.
+(`onnx.graphs.VOICE`, where the weights clone voices: not in the export), the int8 LM and Mimi
+where asked (`int8.py`), then `graphs.json`, into a folder beside the target, renamed to it at
+the end: a build that fails leaves no folder behind. `add_int8` adds the int8 ones later.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..onnx.graphs import FRAME, LM, MIMI, SPEECH, TEXT_EMBEDDINGS, Graphs
+from ..onnx.graphs import FRAME, LM, LM_INT8, MIMI, MIMI_INT8, SPEECH, TEXT_EMBEDDINGS, Graphs
 from .checkpoint import Checkpoint
 from .config import SAMPLER_DECODE_STEPS, ModelConfig, read_config, speech_settings
 from .encoder import build_encoder
@@ -43,13 +43,15 @@ def build(
     tokenizer: Path | None = None,
     voice_cloning: bool = True,
     decode_steps: int = SAMPLER_DECODE_STEPS,
+    int8: bool = False,
 ) -> Graphs:
     """Build the graphs of the model of `config` (its YAML, or parsed) with the weights of
     `checkpoint` (pocket-tts's safetensors, `TTSModel.state_dict()`'s layout) into `folder`,
     which must not exist or be empty. `tokenizer` is the tokenizer's file (default: the config's
     `tokenizer_path`, if it is a local file); `voice_cloning` says whether the weights clone
     voices (pocket-tts knows it from which file it downloaded). A checkpoint that lacks a tensor
-    or holds one of another shape raises `CheckpointError` naming it."""
+    or holds one of another shape raises `CheckpointError` naming it. `int8`: the int8 LM and
+    Mimi too (`int8.py`)."""
     started = time.monotonic()
     settings = read_config(config)
     source = Path(tokenizer or settings.tokenizer_path)
@@ -63,6 +65,8 @@ def build(
     try:
         with Checkpoint(checkpoint) as ck:
             _write(ck, settings, building, source, voice_cloning, decode_steps)
+            if int8:
+                _write_int8(ck, settings, building, decode_steps)
         graphs = Graphs(
             building, lm_names(settings), conv_states(settings), attention_names(settings)
         )
@@ -74,6 +78,34 @@ def build(
         raise
     _LOGGER.info("Built the graphs in %s in %.1f s", folder, time.monotonic() - started)
     return Graphs.read(folder)
+
+
+def add_int8(
+    checkpoint: Path,
+    config: Path | Mapping[str, Any],
+    folder: Path,
+    decode_steps: int = SAMPLER_DECODE_STEPS,
+) -> Graphs:
+    """Build the int8 LM and Mimi beside the graphs `build` wrote to `folder` (without them):
+    into a folder beside it, then each file moved in, its weights first, so that no graph is
+    found without them."""
+    graphs = Graphs.read(folder)
+    building = Path(tempfile.mkdtemp(prefix=f".{folder.name}.int8-", dir=folder.parent))
+    try:
+        with Checkpoint(checkpoint) as ck:
+            _write_int8(ck, read_config(config), building, decode_steps)
+        for name in sorted(path.name for path in building.iterdir() if path.suffix == ".data"):
+            os.replace(building / name, folder / name)
+        for path in graphs.files(True):
+            os.replace(building / path.name, path)
+    finally:
+        shutil.rmtree(building, ignore_errors=True)
+    return graphs
+
+
+def _write_int8(ck: Checkpoint, config: ModelConfig, folder: Path, decode_steps: int) -> None:
+    build_mimi(ck, config, folder / MIMI_INT8, int8=True)
+    build_lm(ck, config, folder / LM_INT8, decode_steps, int8=True)
 
 
 def _write(

@@ -26,9 +26,11 @@ def lm_names(config: ModelConfig) -> list[str]:
     return [LM_NAMES.format(i) for i in range(config.flow.num_layers)]
 
 
-def build_lm(ck: Checkpoint, config: ModelConfig, path: Path, decode_steps: int) -> None:
-    """Write the LM's step graph to `path` (its weights beside it)."""
-    write_graph(path, "lm_step", lambda g: _lm(g, ck, config, decode_steps))
+def build_lm(
+    ck: Checkpoint, config: ModelConfig, path: Path, decode_steps: int, int8: bool = False
+) -> None:
+    """Write the LM's step graph to `path` (its weights beside it; `int8`: see `ops.Graph`)."""
+    write_graph(path, "lm_step", lambda g: _lm(g, ck, config, decode_steps), int8)
 
 
 def _lm(g: Graph, ck: Checkpoint, config: ModelConfig, decode_steps: int) -> None:

@@ -79,9 +79,10 @@ def attention_names(config: ModelConfig) -> list[str]:
     return [ATTENTION.format(i) for i in range(config.decoder_transformer.num_layers)]
 
 
-def build_mimi(ck: Checkpoint, config: ModelConfig, path: Path) -> None:
-    """Write Mimi's decoder step graph to `path` (its weights beside it)."""
-    write_graph(path, "mimi_step", lambda g: _mimi(g, ck, config))
+def build_mimi(ck: Checkpoint, config: ModelConfig, path: Path, int8: bool = False) -> None:
+    """Write Mimi's decoder step graph to `path` (its weights beside it; `int8`: see
+    `ops.Graph`)."""
+    write_graph(path, "mimi_step", lambda g: _mimi(g, ck, config), int8)
 
 
 def _mimi(g: Graph, ck: Checkpoint, config: ModelConfig) -> None:

@@ -27,11 +27,13 @@ LINEAR = "torch.nn.modules.linear.Linear"
 
 
 class Graph:
-    """One graph being written to `path` (its weights to `path` + `.data` as they come)."""
+    """One graph being written to `path` (its weights to `path` + `.data` as they come); an
+    `int8` one takes its linear layers in int8 (`layers.Dense`)."""
 
-    def __init__(self, path: Path, name: str) -> None:
+    def __init__(self, path: Path, name: str, int8: bool = False) -> None:
         self.path = path
         self.name = name
+        self.int8 = int8
         self.nodes: list[onnx.NodeProto] = []
         self.initializers: list[onnx.TensorProto] = []
         self.inputs: list[onnx.ValueInfoProto] = []
@@ -40,6 +42,7 @@ class Graph:
         self._data = (path.parent / self._data_name).open("wb")
         self._count = 0
         self._constants: dict[tuple[str, bytes, tuple[int, ...]], str] = {}
+        self._shared: dict[tuple[str, ...], Any] = {}
 
     def _unique(self, stem: str) -> str:
         self._count += 1
@@ -87,6 +90,12 @@ class Graph:
             self._constants[key] = self.weight(array, self._unique("const"))
         return self._constants[key]
 
+    def shared(self, key: tuple[str, ...], make: Callable[[], Any]) -> Any:
+        """What `make` adds to the graph, added once for every use with the same `key`."""
+        if key not in self._shared:
+            self._shared[key] = make()
+        return self._shared[key]
+
     def ints(self, *values: int) -> str:
         """A 1-D int64 constant (shapes, axes, indices)."""
         return self.const(list(values), np.int64)
@@ -128,10 +137,10 @@ class Graph:
         self._data.close()
 
 
-def write_graph(path: Path, name: str, body: Callable[[Graph], None]) -> None:
+def write_graph(path: Path, name: str, body: Callable[[Graph], None], int8: bool = False) -> None:
     """Write the graph `body` makes to `path`, its weights beside it (the data file is closed
     either way)."""
-    g = Graph(path, name)
+    g = Graph(path, name, int8)
     try:
         body(g)
     finally:

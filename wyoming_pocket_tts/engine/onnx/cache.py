@@ -221,13 +221,19 @@ def exported_graphs(folder: Path) -> Graphs | None:
 
 
 def _with_int8(graphs: Graphs) -> None:
-    """The int8 graphs made, then measured against the fp32 ones (`int8_gate`): past its bound
-    they are removed and the refusal written in their place."""
-    from .int8_gate import check
+    """The int8 graphs made by ONNX Runtime's quantiser from the fp32 files, then judged."""
     from .quantize import with_int8
 
     (graphs.folder / REFUSED).unlink(missing_ok=True)
     with_int8(graphs)
+    judge_int8(graphs)
+
+
+def judge_int8(graphs: Graphs) -> None:
+    """Measure the int8 graphs just made against the fp32 ones (`int8_gate`): past its bound
+    they are removed and the refusal written in their place."""
+    from .int8_gate import check
+
     drift = check(graphs)
     _LOGGER.info("The int8 graphs against the fp32 ones on this CPU: %s", drift)
 

@@ -20,6 +20,10 @@ LM = "lm.onnx"
 """The flow LM's step in fp32 (its weights in `lm.onnx.data` beside it, or in it: before 0.7)."""
 MIMI = "mimi.onnx"
 """Mimi's decoder step in fp32 (its weights beside it, as `LM`'s)."""
+LM_INT8 = "lm.int8.onnx"
+"""The flow LM's step in int8 (built: its weights beside it; quantised from an export: in it)."""
+MIMI_INT8 = "mimi.int8.onnx"
+"""Mimi's decoder step in int8 (as `LM_INT8`)."""
 VOICE = "voice.onnx"
 """Mimi's encoder step, for cloning (`graph_build.encoder`; none where the weights cannot)."""
 VOICE_BOS = "voice_bos.npy"
@@ -49,10 +53,10 @@ class Graphs:
     """Mimi's attention modules, in input order (K and V each)."""
 
     def lm(self, int8: bool) -> Path:
-        return self.folder / ("lm.int8.onnx" if int8 else LM)
+        return self.folder / (LM_INT8 if int8 else LM)
 
     def mimi(self, int8: bool) -> Path:
-        return self.folder / ("mimi.int8.onnx" if int8 else MIMI)
+        return self.folder / (MIMI_INT8 if int8 else MIMI)
 
     def files(self, int8: bool) -> tuple[Path, Path]:
         """The flow LM's graph and Mimi's, of one precision."""

@@ -1,11 +1,13 @@
 """The int8 graphs' quality gate: how far they move the LM's latents and Mimi's audio from the
 fp32 graphs' on this host, on a fixed probe, and whether that is within `BOUND`.
 
-Run where the int8 graphs are made (`cache.prepare_graphs`, `cache.prepare_int8`), with numpy
-and ONNX Runtime only. The probe is `PROBE_TEXT`'s prompt, then `FRAMES` frames, each side fed
-the fp32 graphs' latent of the frame before (as tests/engine/test_int8_graphs.py measures
-against torch), at temperature 0; then the fp32 latents decoded by both Mimi graphs. A verdict
-past the bound is written beside the graphs (`REFUSED`), and the model serves its fp32 graphs.
+Run where the int8 graphs are made (the build child, `graph_build.child`; `cache.prepare_graphs`
+and `cache.prepare_int8` for graphs exported from torch), with numpy and ONNX Runtime only. The
+probe is `PROBE_TEXT`'s prompt, then `FRAMES` frames, each side fed the fp32 graphs' latent of
+the frame before (as tests/engine/test_int8_graphs.py measures against torch), at temperature 0;
+then the fp32 latents decoded by both Mimi graphs. One LM graph is open at a time, the fp32 one
+on its file's pages (`ort.session`, not prepacked). A verdict past the bound is written beside
+the graphs (`REFUSED`), and the model serves its fp32 graphs.
 """
 
 from __future__ import annotations
@@ -69,7 +71,9 @@ def probe_latents(graphs: Graphs) -> tuple[np.ndarray, np.ndarray]:
     table = np.load(graphs.text_embeddings, mmap_mode="r")
     prompt = np.asarray(table[tokens], np.float32)[None]
     frame = FrameRunner(graphs.frame)
-    reference = _latents(LMRunner(graphs.lm(False), 1), frame, graphs, prompt, None)
+    fp32 = LMRunner(graphs.lm(False), 1, prepacked=False)  # 12 frames: on the file's pages
+    reference = _latents(fp32, frame, graphs, prompt, None)
+    del fp32  # before the int8 graph opens
     return reference, _latents(LMRunner(graphs.lm(True), 1), frame, graphs, prompt, reference)
 
 

@@ -6,9 +6,11 @@ from pathlib import Path
 from typing import Any
 
 
-def session(path: Path, threads: int) -> Any:
+def session(path: Path, threads: int, prepacked: bool = True) -> Any:
     """An ONNX Runtime CPU session of `path` on `threads` intra-op threads (not spinning), run
-    in sequence."""
+    in sequence. Not `prepacked`, MatMul reads its weights where they are, which for a graph
+    with its weights beside it (`graph_build`, aligned) are the file's pages, in the page cache
+    the kernel may drop (not the process's own memory): for a session run only a few times."""
     import onnxruntime as ort
 
     options = ort.SessionOptions()
@@ -21,4 +23,6 @@ def session(path: Path, threads: int) -> Any:
     # threads, and a spinning pool takes the core the other stage needs (the LM on 2 threads:
     # 1.6x the frame time with spinning on this 2-core host; docs/performance.md).
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    if not prepacked:
+        options.add_session_config_entry("session.disable_prepacking", "1")
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])

@@ -61,17 +61,22 @@ def quantized_graph(path: Path, target: Path) -> None:
         quantize_dynamic(path, target, nodes_to_quantize=chosen, weight_type=QuantType.QUInt8)
 
 
+def int8_layer(op: str, namespace: str) -> bool:
+    """Whether a node of type `op` and `namespace` (node metadata, as `torch.onnx.export` and
+    `graph_build` write it) is one that int8 takes: a linear layer of a transformer (the LM's,
+    Mimi's decoder's), or an adaLN modulation of the LM's flow head (a `Gemm`)."""
+    if op == "MatMul":
+        return "transformer." in namespace and "Linear" in namespace
+    return op == "Gemm" and all(part in namespace for part in _MODULATION)
+
+
 def transformer_layers(graph: Any) -> list[str]:
     """The names of `graph`'s MatMuls that are linear layers of a transformer (the LM's, Mimi's
     decoder's): the nodes `quantized_graph` quantises."""
     return [
         node.name
         for node in graph.node
-        if node.op_type == "MatMul"
-        and any(
-            prop.key == "namespace" and "transformer." in prop.value and "Linear" in prop.value
-            for prop in node.metadata_props
-        )
+        if node.op_type == "MatMul" and int8_layer(node.op_type, _namespace(node))
     ]
 
 
@@ -82,12 +87,12 @@ def flow_modulations(graph: Any) -> list[str]:
     return [
         f"{node.name}_MatMul"
         for node in graph.node
-        if node.op_type == "Gemm"
-        and any(
-            prop.key == "namespace" and all(part in prop.value for part in _MODULATION)
-            for prop in node.metadata_props
-        )
+        if node.op_type == "Gemm" and int8_layer(node.op_type, _namespace(node))
     ]
+
+
+def _namespace(node: Any) -> str:
+    return " ".join(prop.value for prop in node.metadata_props if prop.key == "namespace")
 
 
 @contextlib.contextmanager

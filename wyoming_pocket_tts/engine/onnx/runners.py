@@ -56,8 +56,8 @@ class LMRunner:
     caches (their slot axis is dynamic: sized to the request, `plan.slot_budget`, grown if it
     runs longer, `plan.grown_slots`)."""
 
-    def __init__(self, path: Path, threads: int) -> None:
-        self.session = session(path, threads)
+    def __init__(self, path: Path, threads: int, prepacked: bool = True) -> None:
+        self.session = session(path, threads, prepacked)
         inputs = self.session.get_inputs()
         self.ldim = int(inputs[1].shape[-1])
         _, heads, _, dim = inputs[3].shape
