@@ -218,7 +218,7 @@ def build_parser(
         "Without torch, auto and on serve int8 graphs where they pass a check against fp32 on "
         "this CPU, off fp32. With torch (the [torch] extra), auto measures both ways on this "
         "host at the first start and keeps the lowest first audio that stays real time (saved "
-        "in --data-dir/tuning/)",
+        "in --data-dir/tuning/); under --runtime onnx it means fp32",
     )
     parser.add_argument(
         "--runtime",
