@@ -10,7 +10,7 @@ decoder (`mimi.py`) and its encoder for cloning (`encoder.py`). `child.py` is th
 that makes a model's graphs for the server (`onnx.child` starts it).
 """
 
-from .checkpoint import CheckpointError
+from .checkpoint import CheckpointCut, CheckpointError
 from .folder import build
 
-__all__ = ["CheckpointError", "build"]
+__all__ = ["CheckpointCut", "CheckpointError", "build"]

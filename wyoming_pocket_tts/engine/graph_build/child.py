@@ -15,6 +15,7 @@ import argparse
 import logging
 import os
 import sys
+from functools import partial
 from pathlib import Path
 
 from ...host import first_to_go, lowest_priority
@@ -73,8 +74,13 @@ INT8_ONLY = "--int8-only"
 
 def _fp32_graphs(settings: ModelSettings, folder: Path) -> None:
     """Build the fp32 graphs from the checkpoint (`graph_build`, no torch); a config that gives
-    its weights apart (`SplitWeights`) is exported from torch's model instead."""
+    its weights apart (`SplitWeights`) is exported from torch's model instead.
+
+    A checkpoint from the hub found cut short (`CheckpointCut`) is downloaded again, once,
+    and built from; a local one is the operator's file, left as it is."""
+    from ...downloads import download_again
     from ..model_files import SplitWeights, sources
+    from .checkpoint import CheckpointCut
     from .folder import build
 
     try:
@@ -84,10 +90,20 @@ def _fp32_graphs(settings: ModelSettings, folder: Path) -> None:
         _export_fp32(settings, folder)
         return
     _note_peak("fetching the checkpoint")
-    build(
-        found.checkpoint, found.config, folder,
+    build_from = partial(
+        build, config=found.config, folder=folder,
         tokenizer=found.tokenizer, voice_cloning=found.voice_cloning,
     )  # fmt: skip
+    try:
+        build_from(found.checkpoint)
+    except CheckpointCut as error:
+        checkpoint = download_again(found.weights, str(error))
+        if checkpoint is None:
+            raise
+        try:
+            build_from(checkpoint)
+        except CheckpointCut as again:
+            raise CheckpointCut(f"{again}, though downloaded again from {found.weights}") from None
     _note_peak("the fp32 graphs")
 
 
