@@ -6,7 +6,8 @@ only on a terminal: in a container or the add-on log nothing at all appears for 
 creates every file's bar from the class its modules call `tqdm` (unless a caller passes its own
 `tqdm_class`, which pocket-tts does not); `log_hub_downloads` replaces that class with one that
 logs instead of drawing, for plain HTTP and Xet downloads alike. `hub_file` fetches a config's
-`hf://` or `https://` file the way pocket-tts does, for the graphs' path without it.
+`hf://` or `https://` file the way pocket-tts does, for the graphs' path without it;
+`download_again` replaces a hub file whose cached copy is damaged.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import hashlib
 import importlib
 import io
 import logging
+import os
 import time
 import urllib.parse
 import urllib.request
@@ -193,3 +195,18 @@ def hub_file(url: str, cached_only: bool = False) -> Path:
                 temporary.write_bytes(answer.read())
         return cached
     return Path(url)
+
+
+def download_again(url: str, why: str) -> Path | None:
+    """`url`'s file downloaded anew where it is an `hf://` file, saying `why` in one warning:
+    its copy in the hub's cache is removed first, the snapshot's entry and the blob it links
+    to (the hub's `force_download` keeps an entry that is a copy, not a link). None for
+    anything else: a local path is the operator's own file, never removed."""
+    if not url.startswith("hf://"):
+        return None
+    _LOGGER.warning("Downloading %s again: %s", url, why)
+    entry = hub_file(url, cached_only=True)
+    if entry.is_symlink():
+        (entry.parent / os.readlink(entry)).unlink(missing_ok=True)
+    entry.unlink(missing_ok=True)
+    return hub_file(url)

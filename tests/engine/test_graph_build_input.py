@@ -1,8 +1,8 @@
 """The graph builder (`engine.graph_build`) on bad input, and the pocket-tts constants it keeps.
 
 A checkpoint that lacks a tensor, holds one of another shape or is cut short fails with the
-tensor (or file) named, and leaves no folder behind; the defaults the builder copies from
-pocket-tts are pocket-tts's.
+tensor (or file) named, and leaves no folder behind; only a cut is a `CheckpointCut` (what a
+new download may mend). The defaults the builder copies from pocket-tts are pocket-tts's.
 """
 
 from __future__ import annotations
@@ -14,17 +14,19 @@ import pytest
 import safetensors.numpy
 
 from testkit.model_factory import TinyModel
-from wyoming_pocket_tts.engine.graph_build import CheckpointError, build
+from wyoming_pocket_tts.engine.graph_build import CheckpointCut, CheckpointError, build
 from wyoming_pocket_tts.engine.graph_build import config as builder_config
 
 
 def damaged(model: TinyModel, folder: Path, change: str) -> Path:
-    """A copy of `model`'s checkpoint with one tensor dropped, reshaped, or the file cut."""
+    """A copy of `model`'s checkpoint with one tensor dropped, reshaped, or the file cut (in its
+    tensors, its header, or its header's length)."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "model.safetensors"
-    if change == "cut":
-        data = model.weights_path.read_bytes()
-        path.write_bytes(data[: len(data) * 2 // 3])
+    data = model.weights_path.read_bytes()
+    cuts = {"cut": len(data) * 2 // 3, "cut header": 12, "cut length": 5}
+    if change in cuts:
+        path.write_bytes(data[: cuts[change]])
         return path
     tensors = safetensors.numpy.load_file(str(model.weights_path))
     name = "flow_lm.transformer.layers.1.linear2.weight"
@@ -42,6 +44,8 @@ def damaged(model: TinyModel, folder: Path, change: str) -> Path:
         ("drop", "no tensor 'flow_lm.transformer.layers.1.linear2.weight'"),
         ("reshape", "tensor 'flow_lm.transformer.layers.1.linear2.weight' has shape [96, 112]"),
         ("cut", "cut short, tensor"),
+        ("cut header", "cut short, within its header"),
+        ("cut length", "cut short, 5 bytes"),
     ],
 )
 def test_a_bad_checkpoint_is_named_and_leaves_no_folder(
@@ -49,8 +53,10 @@ def test_a_bad_checkpoint_is_named_and_leaves_no_folder(
 ) -> None:
     checkpoint = damaged(endless_model, tmp_path / "bad", change)
     target = tmp_path / "graphs" / "built"
-    with pytest.raises(CheckpointError, match=message.replace("[", r"\[").replace("]", r"\]")):
+    match = message.replace("[", r"\[").replace("]", r"\]")
+    with pytest.raises(CheckpointError, match=match) as raised:
         build(checkpoint, endless_model.config_path, target)
+    assert isinstance(raised.value, CheckpointCut) == change.startswith("cut")
     assert not target.exists()
     assert list(target.parent.iterdir()) == []  # nor the folder it was built in
 

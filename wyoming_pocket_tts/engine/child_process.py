@@ -33,6 +33,9 @@ _LOGGER = logging.getLogger(__name__)
 
 REASON = "Failed: "
 """Begins the line of stderr in which a child says why it failed."""
+OWN_WARNING = "WARNING wyoming_pocket_tts."
+"""Begins a warning of this package's modules on a child's stderr (its `logging.basicConfig`
+format): something the household should see, as a checkpoint downloaded again."""
 
 
 class Ending(enum.Enum):
@@ -90,7 +93,8 @@ class Child:
 
     def run(self, arguments: list[str], timeout: float) -> None:
         """Run the child with `arguments` until it ends; `ChildFailed` if it fails, outlives
-        `timeout` seconds or is stopped. Its stderr lines go to the debug log."""
+        `timeout` seconds or is stopped. Its stderr lines go to the debug log, but for the
+        warnings of this package's own modules (`OWN_WARNING`), logged as warnings."""
         command = [sys.executable, "-m", self._module, *arguments]
         with tempfile.TemporaryFile() as errors:
             process = subprocess.Popen(
@@ -116,7 +120,8 @@ class Child:
             errors.seek(0)
             lines = errors.read().decode(errors="replace").splitlines()
         for line in lines:
-            _LOGGER.debug("Process %d: %s", process.pid, line)
+            level = logging.WARNING if line.startswith(OWN_WARNING) else logging.DEBUG
+            _LOGGER.log(level, "Process %d: %s", process.pid, line)
         if self._stopped.is_set():
             raise ChildFailed(f"{self._what} was stopped", Ending.STOPPED)
         if code != 0:

@@ -40,6 +40,9 @@ class Sources:
     tokenizer: Path
     voice_cloning: bool
     """Whether `checkpoint` is the weights that clone voices."""
+    weights: str
+    """Where `checkpoint` came from: the config's `weights_path` (or the one without voice
+    cloning), an `hf://` or `https://` URL or a local path."""
 
 
 def sources(settings: ModelSettings) -> Sources:
@@ -55,16 +58,17 @@ def sources(settings: ModelSettings) -> Sources:
     weights = config.get("weights_path")
     if not weights:
         raise ValueError(f"{location} names no weights_path")
-    voice_cloning = True
+    weights, voice_cloning = str(weights), True
     try:
-        checkpoint = hub_file(str(weights))
+        checkpoint = hub_file(weights)
     except Exception as error:
         fallback = config.get("weights_path_without_voice_cloning")
         if not fallback:
             raise
         offline = is_missing_network(error)
         try:  # without network, only a copy already here: else the start waits for the network
-            checkpoint, voice_cloning = hub_file(str(fallback), cached_only=offline), False
+            weights, voice_cloning = str(fallback), False
+            checkpoint = hub_file(weights, cached_only=offline)
         except Exception:
             if offline:
                 raise error from None
@@ -75,4 +79,4 @@ def sources(settings: ModelSettings) -> Sources:
             error,
         )
     tokenizer = hub_file(str(config["flow_lm"]["lookup_table"]["tokenizer_path"]))
-    return Sources(config, checkpoint, tokenizer, voice_cloning)
+    return Sources(config, checkpoint, tokenizer, voice_cloning, weights)

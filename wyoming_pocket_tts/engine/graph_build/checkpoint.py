@@ -31,6 +31,11 @@ class CheckpointError(ValueError):
     """The checkpoint cannot give a tensor a graph needs (missing, wrong shape, cut short)."""
 
 
+class CheckpointCut(CheckpointError):
+    """The file ends before its header or a tensor it lists does (an interrupted copy or
+    download, a full disk): the file is damaged, not the model, so a new copy may mend it."""
+
+
 class Checkpoint:
     """A safetensors checkpoint opened for reading (a context manager: `with Checkpoint(...)`)."""
 
@@ -48,9 +53,13 @@ class Checkpoint:
         lie within the file."""
         size = self.path.stat().st_size
         head = self._file.read(8)
-        length = struct.unpack("<Q", head)[0] if len(head) == 8 else -1
-        if not 0 < length <= min(_LARGEST_HEADER, size - 8):
+        if len(head) < 8:
+            raise CheckpointCut(f"{self.path}: cut short, {size} bytes")
+        length = struct.unpack("<Q", head)[0]
+        if not 0 < length <= _LARGEST_HEADER:
             raise CheckpointError(f"{self.path}: not a safetensors file (no header)")
+        if length > size - 8:
+            raise CheckpointCut(f"{self.path}: cut short, within its header")
         try:
             table = json.loads(self._file.read(length))
         except ValueError as error:
@@ -59,7 +68,7 @@ class Checkpoint:
         start = 8 + length
         for name, entry in table.items():
             if start + int(entry["data_offsets"][1]) > size:
-                raise CheckpointError(f"{self.path}: cut short, tensor {name!r} ends past its end")
+                raise CheckpointCut(f"{self.path}: cut short, tensor {name!r} ends past its end")
         return table, start
 
     def __enter__(self) -> Checkpoint:

@@ -16,10 +16,15 @@ import logging
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ...host import first_to_go, lowest_priority
 from ...settings import ModelSettings
 from ..child_process import add_model_args, end_with_parent, fail
+
+if TYPE_CHECKING:
+    from ..model_files import Sources
+    from ..onnx.graphs import Graphs
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -77,7 +82,6 @@ def _built(settings: ModelSettings, folder: Path, int8: bool) -> bool:
     from ..model_files import SplitWeights, sources
     from ..onnx.cache import exported_graphs, judge_int8
     from ..onnx.graphs import refused
-    from .folder import add_int8, build
 
     try:
         found = sources(settings)
@@ -88,20 +92,43 @@ def _built(settings: ModelSettings, folder: Path, int8: bool) -> bool:
         return not int8
     _note_peak("fetching the checkpoint")
     graphs = exported_graphs(folder)
-    if graphs is None:
-        graphs = build(
-            found.checkpoint, found.config, folder,
-            tokenizer=found.tokenizer, voice_cloning=found.voice_cloning, int8=int8,
-        )  # fmt: skip
-    elif int8 and not graphs.has_int8 and refused(folder) is None:
-        add_int8(found.checkpoint, found.config, folder)
-    else:
+    if graphs is not None and (not int8 or graphs.has_int8 or refused(folder) is not None):
         return True
+    graphs = _from_checkpoint(found, folder, graphs is None, int8)
     _note_peak("the int8 graphs" if int8 else "the fp32 graphs")
     if int8:
         judge_int8(graphs)
         _note_peak("measuring the int8 graphs")
     return True
+
+
+def _from_checkpoint(found: Sources, folder: Path, whole: bool, int8: bool) -> Graphs:
+    """The graphs built from `found`'s checkpoint: the `whole` folder (with the int8 ones for
+    `int8`), or the int8 ones beside the rest. A checkpoint from the hub found cut short
+    (`CheckpointCut`) is downloaded again, once, and built from; a local one is the operator's
+    file, left as it is."""
+    from ...downloads import download_again
+    from .checkpoint import CheckpointCut
+    from .folder import add_int8, build
+
+    def build_from(checkpoint: Path) -> Graphs:
+        if not whole:
+            return add_int8(checkpoint, found.config, folder)
+        return build(
+            checkpoint, found.config, folder,
+            tokenizer=found.tokenizer, voice_cloning=found.voice_cloning, int8=int8,
+        )  # fmt: skip
+
+    try:
+        return build_from(found.checkpoint)
+    except CheckpointCut as error:
+        checkpoint = download_again(found.weights, str(error))
+        if checkpoint is None:
+            raise
+        try:
+            return build_from(checkpoint)
+        except CheckpointCut as again:
+            raise CheckpointCut(f"{again}, though downloaded again from {found.weights}") from None
 
 
 def _export_fp32(settings: ModelSettings, folder: Path) -> None:
