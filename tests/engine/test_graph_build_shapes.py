@@ -2,7 +2,7 @@
 pocket-tts's own modules: `lsd` (english's widths, one layer each: the LSD flow head with its
 time embeddings, layer scales, no grouped heads or low-rank table) and `full` (`english`'s
 shapes, every layer; random weights of 440 MB, made once per model cache): the LM step, Mimi's
-decoder past its context and Mimi's encoder on 2.5 s of noise (three chunks)."""
+decoder past its context and Mimi's encoder on 2.5 s of noise (seven chunks of 5 frames)."""
 
 from __future__ import annotations
 

@@ -41,11 +41,12 @@ if TYPE_CHECKING:
 
 _LOGGER = logging.getLogger(__name__)
 
-GRAPHS_VERSION = 8
+GRAPHS_VERSION = 9
 """Of the code that makes the graphs (`graph_build`; `onnx.export`, `onnx.attention` for split
 weights) and the layers `onnx.quantize` takes: a change makes them again (6: the flow head's
 modulations in int8; 7: unsigned int8 weights, the same sums on every CPU, and `int8_gate`;
-8: built from the checkpoint, with the voice encoder)."""
+8: built from the checkpoint, with the voice encoder; 9: the voice encoder in chunks of
+`graph_build.encoder.CHUNK_FRAMES`)."""
 _FOLDER = "graphs"
 _PACKAGES = ("onnx", "onnxruntime")
 """Whose versions the graphs are keyed by besides the model's identity (torch's and
