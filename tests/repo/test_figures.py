@@ -47,6 +47,7 @@ NOT_MEASURED: dict[tuple[str, str], str] = {
     ("docs/command-line.md", "32.5 ms"): "WSOLA's look-ahead at half speed, by design",
     ("docs/command-line.md", "300 ms"): "the example's flag value",
     ("docs/command-line.md", "800 ms"): "the example's flag value",
+    ("docs/command-line.md", "5 ms"): "the fade at each sentence's edges, by design",
     ("docs/development.md", "5 s"): "script/setup's time-out; the progress line's interval",
     ("docs/engine.md", "4 s"): "what 50 tokens say, to give the piece's size",
     ("docs/engine.md", "1.5 s"): "the scheduler's wait before it switches models",

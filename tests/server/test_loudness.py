@@ -22,7 +22,7 @@ import soundfile
 from pocket_tts import TTSModel
 
 from testkit.model_factory import TinyModel, write_voice_wav
-from testkit.support import Reply, running_server, synthesize
+from testkit.support import Reply, faded_out, running_server, synthesize
 from tests.conftest import model_args
 from wyoming_pocket_tts.audio.loudness import (
     CEILING,
@@ -182,7 +182,8 @@ def test_loudness_off_leaves_pocket_tts_samples_untouched(
     slim_model: TinyModel, voices: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A spy on the real `generate_audio_stream` records what pocket-tts yields to the engine;
-    the client must receive exactly those samples as 16-bit PCM (and not with loudness on)."""
+    the client must receive exactly those samples as 16-bit PCM, but for the generation's last
+    5 ms faded out (and not with loudness on)."""
     produced: list[np.ndarray] = []
     real = TTSModel.generate_audio_stream
 
@@ -199,7 +200,7 @@ def test_loudness_off_leaves_pocket_tts_samples_untouched(
         async with running_server(model_args(slim_model, voices, "--loudness", loudness)) as server:
             produced.clear()
             reply = await synthesize(server.port or 0, TEXT, voice="b")
-            raw = np.concatenate(produced)
+            raw = faded_out(np.concatenate(produced))  # one generation
             return reply.audio, (np.clip(raw, -1, 1) * 32767.0).astype("<i2").tobytes()
 
     audio, untouched = asyncio.run(received("off"))

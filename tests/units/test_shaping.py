@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 from testkit.model_factory import TinyModel, write_voice_wav
+from testkit.support import FADE_SAMPLES as FADE
+from testkit.support import faded_out
 from wyoming_pocket_tts.audio.pcm import to_pcm16
 from wyoming_pocket_tts.audio.rate import change_speed
 from wyoming_pocket_tts.audio.shaping import ReplyShaper
@@ -31,11 +33,30 @@ def speak(shaper: ReplyShaper, pieces: list[np.ndarray], rate: float = 1.0) -> l
     return [shaper.begin(rate), *(shaper.audio(piece) for piece in pieces), shaper.end()]
 
 
-def test_defaults_leave_the_samples_as_they_were() -> None:
+def test_defaults_leave_the_samples_as_they_were_but_each_generations_last_5_ms() -> None:
     pieces = chunks()
     shaper = ReplyShaper(SpeechSettings(), speed=1.0)
     out = speak(shaper, pieces) + speak(shaper, pieces)
-    assert b"".join(out) == b"".join(to_pcm16(piece) for piece in pieces * 2)
+    assert b"".join(out) == to_pcm16(faded_out(np.concatenate(pieces))) * 2
+
+
+@pytest.mark.parametrize("speed", [1.0, 1.3])
+def test_each_generation_ends_on_a_5_ms_ramp_down_to_zero(speed: float) -> None:
+    """A generation stops wherever its waveform is; the next one (or the pause) starts at 0."""
+    steady = [np.full(CHUNK, 0.5, dtype=np.float32)] * 3
+    shaper = ReplyShaper(SpeechSettings(), speed=speed)
+    out = np.frombuffer(b"".join(speak(shaper, steady)), "<i2")
+    assert out[-1] == 0
+    expected = np.frombuffer(to_pcm16(np.float32(0.5) * np.linspace(1, 0, FADE)), "<i2")
+    assert np.abs(out[-FADE:].astype(int) - expected).max() <= 1  # WSOLA's sums round
+    assert out[-FADE - 1] >= 16383 - 1  # the ramp only
+
+
+def test_a_generation_shorter_than_the_fade_still_ends_at_zero() -> None:
+    shaper = ReplyShaper(SpeechSettings(), speed=1.0)
+    assert shaper.begin() == b"" and shaper.audio(np.full(50, 0.5, np.float32)) == b""
+    expected = np.float32(0.5) * np.linspace(1, 0, FADE, dtype=np.float32)[-50:]
+    assert shaper.end() == to_pcm16(expected)
 
 
 def test_lead_in_rides_on_the_first_chunk_only() -> None:
@@ -44,8 +65,8 @@ def test_lead_in_rides_on_the_first_chunk_only() -> None:
     out = speak(shaper, pieces)
     assert out[0] == b""  # no extra event before the audio
     lead = bytes(2 * 6000)
-    assert out[1] == lead + to_pcm16(pieces[0], 2.0)
-    assert out[2] == to_pcm16(pieces[1], 2.0)
+    assert out[1] == lead + to_pcm16(pieces[0][:-FADE], 2.0)  # its last 5 ms wait for the end
+    assert out[2] == to_pcm16(np.concatenate((pieces[0][-FADE:], pieces[1][:-FADE])), 2.0)
 
 
 def test_tail_once_after_a_reply_that_sent_audio() -> None:
@@ -72,7 +93,7 @@ def test_rate_per_generation_matches_the_whole_signal_change() -> None:
     shaper = ReplyShaper(SpeechSettings(speed=1.25), speed=1.25)
     out = b"".join(speak(shaper, pieces))
     whole = change_speed(np.concatenate(pieces), 1.25, SR)
-    assert out == to_pcm16(whole)
+    assert out == to_pcm16(faded_out(whole))
 
 
 @pytest.mark.parametrize(("speed", "rate", "factor"), [(1.6, 1.5, 2.0), (0.8, 0.5, 0.5)])

@@ -56,7 +56,8 @@ class Dense:
         if isinstance(self.weight, Int8Weight):
             y = int8_matmul(g, x, self.weight)
         elif self.gemm:
-            return g.node("Gemm", [x, self.weight, self.bias], namespace=self.namespace, transB=1)
+            inputs = [x, self.weight] + ([] if self.bias is None else [self.bias])
+            return g.node("Gemm", inputs, namespace=self.namespace, transB=1)
         else:
             y = g.node("MatMul", [x, self.weight], namespace=self.namespace)
         return y if self.bias is None else g.node("Add", [y, self.bias])
