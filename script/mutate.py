@@ -179,6 +179,67 @@ TARGETS: dict[str, Target] = {
         ),
         light=False,
     ),
+    "children": Target(
+        "wyoming_pocket_tts/engine/child_process.py",
+        ("Child.run", "Child.stop", "Child._reason", "end_with_parent", "fail", "one_line"),
+        (
+            "tests/engine/test_child_conditions.py",
+            "tests/engine/test_cloning.py::test_a_voice_child_says_by_its_exit_code_whether_the_weights_cannot_clone",
+            "tests/engine/test_onnx_runtime.py::test_an_export_process_past_its_time_is_killed",
+            "tests/engine/test_onnx_runtime.py::test_a_child_killed_by_a_signal_ends_as_killed",
+            "tests/engine/test_onnx_runtime.py::test_a_server_that_stops_ends_its_export_process",
+        ),
+        light=False,
+    ),
+    "offline": Target(
+        "wyoming_pocket_tts/offline.py",
+        ("is_missing_network", "waiting_for", "_chain", "_transport_error", "retry_delays"),
+        ("tests/units/test_offline_rules.py",),
+    ),
+    "first_build": Target(
+        "wyoming_pocket_tts/engine/onnx/first_build.py",
+        ("graphs_now", "_forget_a_failure"),
+        (
+            "tests/engine/test_without_torch.py::test_a_first_start_without_torch_builds_clones_and_speaks_as_pocket_tts",
+            "tests/engine/test_without_torch.py::test_a_build_that_failed_is_tried_again_at_the_next_start",
+        ),
+        light=False,
+    ),
+    "model_files": Target(
+        "wyoming_pocket_tts/engine/model_files.py",
+        ("sources",),
+        (
+            "tests/engine/test_without_torch.py::test_no_network_waits_for_the_cloning_weights_alone_and_logs_each_retry_once",
+            "tests/engine/test_without_torch.py::test_offline_the_weights_without_cloning_already_here_are_built_from",
+            "tests/engine/test_without_torch.py::test_a_cut_checkpoint_in_the_hub_cache_is_downloaded_again_and_served",
+        ),
+        light=False,
+    ),
+    "making": Target(
+        "wyoming_pocket_tts/engine/voice_states/making.py",
+        ("VoiceMaking.start",),
+        (
+            "tests/engine/test_lean_serving.py::test_new_voices_are_encoded_one_child_at_a_time",
+            "tests/engine/test_lean_serving.py::test_while_a_child_makes_a_new_voice_the_warm_voices_are_served",
+            "tests/engine/test_lean_serving.py::test_a_voice_whose_encoding_child_dies_is_refused_and_the_server_serves_on",
+        ),
+        light=False,
+    ),
+    "decisions": Target(
+        "wyoming_pocket_tts/engine/tuning/decisions.py",
+        ("host_key", "DecisionStore.read", "DecisionStore.write"),
+        ("tests/engine/test_tuning.py", "tests/engine/test_remeasure.py"),
+        light=False,
+    ),
+    "background": Target(
+        "wyoming_pocket_tts/engine/onnx/background.py",
+        ("BackgroundExport.exporting", "BackgroundExport._run", "BackgroundExport._prepare"),
+        (
+            "tests/engine/test_onnx_runtime.py::test_a_server_that_stops_ends_its_export_process",
+            "tests/server/test_unload.py::test_a_model_whose_graphs_are_being_built_is_not_unloaded",
+        ),
+        light=False,
+    ),
     "studio": Target(
         "wyoming_pocket_tts/http/studio.py",
         (

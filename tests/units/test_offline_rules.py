@@ -37,6 +37,10 @@ def test_missing_network(error: BaseException) -> None:
     assert offline.is_missing_network(error)
 
 
+class Timeout(Exception):
+    """An error named as an HTTP library's connection errors are, of no HTTP library."""
+
+
 def _hidden_context() -> BaseException:
     """A bad voice file whose fallback failed for the network, re-raised `from None`."""
     bad = ValueError("Format not recognised")
@@ -55,6 +59,8 @@ def _hidden_context() -> BaseException:
         ValueError("Format not recognised"),
         _raised(RuntimeError("model cannot be loaded"), FileNotFoundError("config.yaml")),
         _hidden_context(),
+        _raised(RuntimeError("voice"), httpx2.DecodingError("a reply that is no gzip")),
+        _raised(RuntimeError("voice"), Timeout("a library's own time-out, not the network's")),
     ],
 )
 def test_other_failures_are_not_a_missing_network(error: BaseException) -> None:
