@@ -209,6 +209,7 @@ TARGETS: dict[str, Target] = {
         "wyoming_pocket_tts/engine/model_files.py",
         ("sources",),
         (
+            "tests/units/test_model_files.py",
             "tests/engine/test_without_torch.py::test_no_network_waits_for_the_cloning_weights_alone_and_logs_each_retry_once",
             "tests/engine/test_without_torch.py::test_offline_the_weights_without_cloning_already_here_are_built_from",
             "tests/engine/test_without_torch.py::test_a_cut_checkpoint_in_the_hub_cache_is_downloaded_again_and_served",
@@ -262,6 +263,10 @@ TARGETS: dict[str, Target] = {
 }
 
 EQUIVALENT: dict[str, str] = {
+    "model_files: sources: offline -> not (offline)": (
+        "the other weights' cache-only error, raised instead, has the network's error as its"
+        " context: the same missing network, the same first cause in the Waiting line"
+    ),
     "catalog: VoiceCatalog.resolve: spec is None and self._roots -> spec is None or self._roots": (
         "only an extra rescan of the folders when the name is known or there are none: same answer"
     ),

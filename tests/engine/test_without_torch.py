@@ -79,17 +79,20 @@ def test_a_first_start_without_torch_builds_clones_and_speaks_as_pocket_tts(
     tmp_path: Path,
 ) -> None:
     """`--runtime auto` (the default) with nothing cached: the graphs are built in a child
-    before `Ready`, int8 by default; voice `a` (a wav) is encoded in the server by the graphs'
-    encoder, no child. A second start at fp32 on the same cache speaks `a` as a torch server
+    before `Ready`, int8 by default, and a request sent at launch gets its audio once they are;
+    voice `a` (a wav) is encoded in the server by the graphs' encoder, no child. A second start at fp32 on the same cache speaks `a` as a torch server
     speaks it (the test models sample at temperature 0)."""
     data = tmp_path / "data"
     args = [*model_args(slim_model, {"a": voices["a"]}), "--data-dir", str(data)]
     first = [*args, "--runtime", "auto", "--quantize", "auto"]  # the defaults, said
     with ServerProcess(first, tmp_path / "first.log", hidden) as server:
-        server.wait_for_log("Ready", timeout=240)
-        reply_audio(server, "a")
+        server.wait_for_log("Listening on")
+        sent_at_launch = "Ready" not in server.log
+        reply_audio(server, "a")  # waits for the build, then speaks
+        server.wait_for_log("Ready")
         assert server.stop() == 0
     log = server.log
+    assert sent_at_launch, log  # the request was in before the model could speak
     assert "Building the en model's graphs from its checkpoint" in log, log
     assert "torch is not installed" in log, log
     assert "(onnx int8" in log or "int8 refused on this CPU" in log, log  # the gate decides
@@ -307,6 +310,8 @@ def test_no_network_waits_for_the_cloning_weights_alone_and_logs_each_retry_once
     lines = log.splitlines()
     assert not [line for line in lines if line.startswith(("Retrying in", "'"))], log
     assert "without-voice-cloning" not in log and "cannot be fetched" not in log, log
+    waits = [line for line in lines if "Waiting for the network" in line]
+    assert waits and all("Connection refused" in line for line in waits), log  # the cause
 
 
 def test_offline_the_weights_without_cloning_already_here_are_built_from(tmp_path: Path) -> None:

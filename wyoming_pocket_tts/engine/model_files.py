@@ -71,7 +71,7 @@ def sources(settings: ModelSettings) -> Sources:
             checkpoint = hub_file(weights, cached_only=offline)
         except Exception:
             if offline:
-                raise error from None
+                raise error from error.__cause__  # its own cause, not this fallback
             raise
         _LOGGER.info(
             "The weights that clone voices cannot be fetched (%s): using those without voice "
