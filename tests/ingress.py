@@ -44,14 +44,18 @@ class Link:
         source: str = PROXY,
         headers: Mapping[str, str] | None = None,
         body: bytes | None = None,
+        binary: bool = False,
     ) -> tuple[int, dict[str, str], str]:
-        """One HTTP request from `source` inside the client namespace: (status, headers, body)."""
+        """One HTTP request from `source` inside the client namespace: (status, headers, body).
+        The body is read as UTF-8, or with `binary` as latin-1 (`.encode("latin-1")` gives its
+        bytes back: audio)."""
         spec = {
             "method": method,
             "url": url,
             "source": source,
             "headers": dict(headers or {}),
             "body": (body or b"").decode("latin-1"),
+            "encoding": "latin-1" if binary else "utf-8",
         }
         result = subprocess.run(
             ["ip", "netns", "exec", self.namespace, sys.executable, "-c", _CLIENT],
@@ -79,7 +83,7 @@ response = connection.getresponse()
 print(json.dumps({
     "status": response.status,
     "headers": dict(response.getheaders()),
-    "body": response.read().decode("utf-8", "replace"),
+    "body": response.read().decode(spec["encoding"], "replace"),
 }))
 """
 

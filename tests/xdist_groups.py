@@ -51,6 +51,7 @@ QUICK_SKIPS = (
     "test_audio_paths.py",
     "test_bench.py",
     "test_cloning.py",
+    "test_docs_walkthrough.py",
     "test_discovery.py::test_the_running_server_announces_itself",
     "test_downloads.py",
     "test_equivalents.py",

@@ -45,6 +45,7 @@ import pytest
 import yaml
 
 from testkit.model_factory import build_hf_cache, write_voice_wav
+from testkit.without_torch import hidden_env
 from testkit.zygote import ForkedProcess, Zygote
 from tests.ingress import ADDON as ADDON_ADDRESS
 from tests.ingress import OTHER, ingress_link
@@ -178,11 +179,14 @@ def run_addon(
     prepare: Callable[[dict[str, Path]], None] | None = None,
     while_healthy: Callable[[int], None] | None = None,
     exec_interpreter: bool = False,
+    without_torch: bool = False,
 ) -> Run:
     """Start the add-on as the Supervisor would with these saved options; stop it when healthy,
     after `while_healthy(pid)` if given (pid: the add-on's process, in the container). With
     `exec_interpreter` the container runs the image's command itself; otherwise the command's
-    module is forked into the container from the zygote (see the module docstring)."""
+    module is forked into the container from the zygote (see the module docstring). With
+    `without_torch` it runs the image's command in an interpreter that finds neither torch nor
+    pocket-tts, as in the image (`testkit.without_torch`; this venv holds both)."""
     manifest = manifest or config()
     spec = image()
     assert spec.workdir == "/", "chroot starts in /: the test assumes the image's WORKDIR is /"
@@ -205,11 +209,15 @@ def run_addon(
         prepare(host)
     new_root = tmp_path / "root"
     new_root.mkdir()
+    python_path = [str(ROOT)]
+    if without_torch:
+        hidden_env(tmp_path / "hide")
+        python_path.insert(0, str(tmp_path / "hide"))
     env = {
         **spec.env,
         "HF_HUB_OFFLINE": "1",  # the hub is not reachable here; its cache is in /data
         # This checkout's package, as the image installs it (the venv may hold another's).
-        "PYTHONPATH": str(ROOT),
+        "PYTHONPATH": os.pathsep.join(python_path),
         "VENV_SOURCE": str(VENV),
         "FOLDERS": " ".join(
             f"{target}={host[target]}:{'ro' if read_only else 'rw'}"
@@ -221,7 +229,7 @@ def run_addon(
     script = [_NAMESPACE_SCRIPT, "sh", str(new_root), new_root.parts[1], spec.venv]
     holder: subprocess.Popen[bytes] | None = None
     with log_path.open("wb") as log:
-        if exec_interpreter:
+        if exec_interpreter or without_torch:
             process: subprocess.Popen[bytes] | ForkedProcess = subprocess.Popen(
                 [*namespace, *script, *spec.entrypoint, *spec.cmd],
                 env=env,
@@ -245,10 +253,10 @@ def run_addon(
             if "Ready" not in log_path.read_text(errors="replace"):
                 time.sleep(0.1)
                 continue
-            health = _in_container(process.pid, spec.healthcheck, env)
+            health = in_container(process.pid, spec.healthcheck, env)
             if health.startswith("healthy"):
                 voices = json.loads(
-                    _in_container(process.pid, [*spec.entrypoint[:1], "-c", _LIST_VOICES], env)
+                    in_container(process.pid, [*spec.entrypoint[:1], "-c", _LIST_VOICES], env)
                 )
                 if while_healthy is not None:
                     while_healthy(process.pid)
@@ -285,7 +293,7 @@ print(json.dumps(asyncio.run(asyncio.wait_for(names(), 10))))
 """
 
 
-def _in_container(pid: int, command: list[str], env: dict[str, str]) -> str:
+def in_container(pid: int, command: list[str], env: dict[str, str]) -> str:
     """Run `command` in the server's namespaces and root, as `docker exec` does; its stdout."""
     result = subprocess.run(
         ["nsenter", "-t", str(pid), "-m", "-n", "-r", "-w", *command],

@@ -96,8 +96,8 @@ class StudioApi:
         data = await _read_audio(request)
         saved = await asyncio.to_thread(self._save, data, name, language, start, end)
         await self._prepare(saved.name)
-        spec = await asyncio.to_thread(self.service.catalog.resolve, saved.name)
-        view = await asyncio.to_thread(voice_view, spec, self.service, self.manager)
+        # The saved voice's own view, also when another voice speaks for it (no cloning).
+        view = await asyncio.to_thread(voice_view, saved, self.service, self.manager)
         return web.json_response(view, status=201)
 
     async def _prepare(self, name: str) -> None:
@@ -120,7 +120,7 @@ class StudioApi:
             problems = "; ".join(c.advice for c in report.checks if c.verdict == "bad")
             raise StudioError(POOR_SAMPLE, f"Not saved: {problems}")
         _edit(self.manager.save, name, language, audio, rate)
-        return self.service.catalog.resolve(valid_name(name))
+        return _edit(self.manager.voice, valid_name(name))
 
     async def rename(self, request: web.Request) -> web.StreamResponse:
         body = await _read_json(request)

@@ -134,7 +134,7 @@ class VoiceManager:
             _place(source, source.with_name(new + source.suffix), move=True)
         self.catalog.chosen.renamed(spec.name, new)
         _LOGGER.info("Renamed voice %s to %s", spec.name, new)
-        return self.catalog.resolve(new)
+        return self.voice(new)
 
     def delete(self, name: str) -> None:
         """Remove a voice of the folder (its file)."""
@@ -146,7 +146,7 @@ class VoiceManager:
 
     def choose_default(self, language: str, name: str) -> None:
         """Make `name` the default voice of `language`, now and after restarts."""
-        spec = self._known(name)
+        spec = self.voice(name)
         if spec.code != language:
             raise VoiceEditError(
                 WRONG_LANGUAGE, f"Voice {spec.name} speaks {spec.code}, not {language}"
@@ -172,14 +172,15 @@ class VoiceManager:
                 raise
             raise VoiceEditError(READ_ONLY_FOLDER, read_only_message(self.folder, error)) from None
 
-    def _known(self, name: object) -> VoiceSpec:
+    def voice(self, name: object) -> VoiceSpec:
+        """The voice called `name` itself, never one that speaks for it (`catalog.resolve`)."""
         spec = next((s for s in self.catalog.voices if s.name == name), None)
         if spec is None:
             raise VoiceEditError(UNKNOWN_VOICE, f"No voice is called {str(name)[:40]!r}")
         return spec
 
     def _own(self, name: object) -> VoiceSpec:
-        spec = self._known(name)
+        spec = self.voice(name)
         if not self.editable(spec):
             raise VoiceEditError(
                 READ_ONLY_VOICE,

@@ -9,6 +9,9 @@ never a child's failure remembered with the cache. The build itself runs in the 
 background exports (`QUEUE`). A failure is written into the cache folder, as where torch
 serves, but with nothing else to speak it is not kept past the next start: that start builds
 again (a build the kernel killed for memory another process held, say, may succeed then).
+Graphs built from the weights without voice cloning (no Hugging Face token at that start) are
+built again once a token is set and the weights that clone voices can be fetched: the key of
+the cache names the model, not which of its two checkpoints was had.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from ...settings import ModelSettings
 from .background import QUEUE
 from .cache import FAILED, TEMPORARY_PREFIX, graph_folder, needs_export, remember_failure
 from .child import ExportProcess
+from .graphs import SPEECH
+from .loop_settings import LoopSettings
 
 if TYPE_CHECKING:
     from .lean import LeanModel
@@ -50,6 +55,7 @@ def graphs_now(
     else:
         folder = graph_folder(data_dir, settings)
         _forget_a_failure(folder)
+        _forget_graphs_that_cannot_clone(settings, folder)
     if needs_export(settings, data_dir, int8):
         sources(settings)  # fetched here: see the module
         _LOGGER.info("Building the %s model's graphs from its checkpoint (once)", settings.code)
@@ -73,4 +79,32 @@ def _forget_a_failure(folder: Path) -> None:
     if failed.is_file():
         reason = failed.read_text(encoding="utf-8").strip()
         _LOGGER.info("The graphs failed at an earlier start (%s): building them again", reason)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _forget_graphs_that_cannot_clone(settings: ModelSettings, folder: Path) -> None:
+    """Delete the graphs' `folder` where they were built from the weights without voice cloning
+    and those that clone can be fetched now, saying so. They are asked for only where a Hugging
+    Face token is set (without one the hub refuses them); where they cannot be had (terms not
+    accepted, no network), the graphs serve as they are."""
+    from huggingface_hub import get_token
+
+    from ..model_files import sources
+
+    try:
+        if LoopSettings.read(folder / SPEECH).voice_cloning or not get_token():
+            return
+    except (OSError, KeyError, ValueError):
+        return  # no graphs yet, or unreadable ones: `needs_export` builds them
+    try:
+        can_clone = sources(settings).voice_cloning
+    except Exception as error:  # the hub's own errors; the graphs here still serve
+        _LOGGER.debug("The weights that clone voices cannot be had: %s", error)
+        return
+    if can_clone:
+        _LOGGER.info(
+            "The %s model's graphs were built from the weights without voice cloning, and "
+            "those that clone voices are here now: building them again",
+            settings.code,
+        )
         shutil.rmtree(folder, ignore_errors=True)
