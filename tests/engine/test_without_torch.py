@@ -80,8 +80,9 @@ def test_a_first_start_without_torch_builds_clones_and_speaks_as_pocket_tts(
 ) -> None:
     """`--runtime auto` (the default) with nothing cached: the graphs are built in a child
     before `Ready`, int8 by default, and a request sent at launch gets its audio once they are;
-    voice `a` (a wav) is encoded in the server by the graphs' encoder, no child. A second start at fp32 on the same cache speaks `a` as a torch server
-    speaks it (the test models sample at temperature 0)."""
+    voice `a` (a wav) is encoded in the server by the graphs' encoder, no child. A second
+    start at fp32 on the same cache speaks `a` as a torch server speaks it (the test models
+    sample at temperature 0)."""
     data = tmp_path / "data"
     args = [*model_args(slim_model, {"a": voices["a"]}), "--data-dir", str(data)]
     first = [*args, "--runtime", "auto", "--quantize", "auto"]  # the defaults, said
