@@ -204,6 +204,7 @@ TARGETS: dict[str, Target] = {
             "tests/engine/test_without_torch.py::test_a_build_that_failed_is_tried_again_at_the_next_start",
             "tests/engine/test_without_torch.py::test_no_network_waits_for_the_cloning_weights_alone_and_logs_each_retry_once",
             "tests/addon/test_docs_walkthrough.py::test_voice_cloning",
+            "tests/addon/test_docs_walkthrough.py::test_a_restart_keeps_what_the_household_made",
         ),
         light=False,
     ),
@@ -274,6 +275,9 @@ EQUIVALENT: dict[str, str] = {
     ),
     "first_build: _forget_a_failure: True -> False": (
         "rmtree of a folder the server made and holds a file in: no error to ignore"
+    ),
+    "first_build: _forget_graphs_that_cannot_clone: True -> False": (
+        "rmtree of a graph folder the server built: no error to ignore, as above"
     ),
     "model_files: sources: offline -> not (offline)": (
         "the other weights' cache-only error, raised instead, has the network's error as its"
