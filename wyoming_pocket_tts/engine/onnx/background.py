@@ -6,7 +6,7 @@ may take. So the model starts on torch, and a child process at the lowest CPU pr
 the graphs (`onnx.child`: tracing in the serving process broke its requests). A thread of
 the server waits for it, then loads the graphs' own loop on them (`onnx.lean`), from the cache
 (or from a temporary folder, removed once the sessions are loaded, without a data folder). When
-it is done, the engine thread switches to it at its next idle moment (`Engine._switch`,
+it is done, the engine thread switches to it at its next idle moment (`tuning.idle`,
 `ModelPool.retune`; `auto` times both first): never on the asyncio loop, never during a
 request. The torch model is then let go; torch itself stays imported until the next start,
 which loads the cached graphs alone. A failure is the usual one warning line, remembered with
