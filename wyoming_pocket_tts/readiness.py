@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from .downloads import downloading
 from .engine.serving.engine import Engine
+from .engine.tuning.course import Phase
 
 DOWNLOADING = "downloading"
 LOADING = "loading"
@@ -54,7 +55,7 @@ def readiness(engine: Engine) -> Readiness:
         if error is not None:
             return Readiness(FAILED, str(error))
         tuning = engine.tuning
-        if tuning is not None and tuning.export is not None:
+        if tuning is not None and tuning.course.phase is Phase.EXPORTING:
             return Readiness(BUILDING, "ONNX Runtime graphs, in the background")
         return Readiness(READY)
     waiting, retry_at = engine.waiting, engine.retry_at

@@ -378,7 +378,7 @@ def test_new_voices_are_encoded_one_child_at_a_time(
         with frozen(child_pid(server, "b")):
             new_c_reply = pool.submit(asyncio.run, synthesize(server.port, TEXT, "c"))
             reply_audio(server, "a")
-            with pytest.raises(AssertionError, match="no encoding child for c"):
+            with pytest.raises(AssertionError, match="no child for The encoding of voice c"):
                 child_pid(server, "c", timeout=5)
         for reply in (new_b, new_c_reply):
             heard = reply.result(timeout=60)
@@ -386,6 +386,46 @@ def test_new_voices_are_encoded_one_child_at_a_time(
         assert server.stop() == 0
     log = server.log
     assert log.index("Encoded voice b") < log.index("encoding of voice c runs"), log
+
+
+@pytest.mark.usefixtures("fresh")
+def test_a_new_voice_s_child_waits_for_a_graph_export_child(
+    slim_model: TinyModel,
+    tiny_model: TinyModel,
+    voices: dict[str, Path],
+    cached: Path,
+    tmp_path: Path,
+) -> None:
+    """One heavy child at a time, whatever its work (`child_process.QUEUE`, issue 61 step 4):
+    an export and a voice's encoding each peak far above serving. `en` serves on its cached
+    graphs (no voice encoder: a new voice is a child's), `fr` on torch while its graphs are
+    exported by a child. While that child is frozen, `en`'s new voice `b` (not among the
+    voices made at the start, `a` and `a2`: the voice cache's size) starts no child
+    (checked after `fr` is served and up to 5 s more); once the export ends, `b`'s child runs
+    and `b` speaks."""
+    data = tmp_path / "data"
+    shutil.copytree(cached, data)
+    args = [
+        "--model-config", f"en={slim_model.config_path}",
+        "--model-config", f"fr={tiny_model.config_path}",
+        "--voice", f"a={voices['a']}", "--voice", f"a2={voices['a']}",
+        "--voice", f"b={voices['b']}", "--voice", f"fr:mamie={voices['a']}",
+        "--runtime", "onnx", "--quantize", "off", "--data-dir", str(data),
+    ]  # fmt: skip
+    with ServerProcess(args, tmp_path / "server.log") as server, ThreadPoolExecutor(2) as pool:
+        server.wait_for_log("Ready")
+        first_fr = pool.submit(reply_audio, server, "mamie")  # fr on torch; its export starts
+        with frozen(pid_of(server, "The graph build")):
+            first_fr.result(timeout=120)
+            new_b = pool.submit(asyncio.run, synthesize(server.port, TEXT, "b"))
+            reply_audio(server, "mamie")
+            with pytest.raises(AssertionError, match="no child for The encoding of voice b"):
+                child_pid(server, "b", timeout=5)
+        heard = new_b.result(timeout=120)
+        assert heard.audio and not heard.errors, heard.errors
+        assert server.stop() == 0
+    log = server.log
+    assert log.index("Built the graphs in") < log.index("encoding of voice b runs"), log
 
 
 def new_voices_args(
@@ -420,14 +460,19 @@ def process_state(pid: int) -> str:
 
 def child_pid(server: ServerProcess, voice: str, timeout: float = 60) -> int:
     """The pid of the child encoding `voice`, from the server's log."""
-    pattern = re.compile(rf"encoding of voice {voice} runs in a separate process \(pid (\d+)\)")
+    return pid_of(server, f"The encoding of voice {voice}", timeout)
+
+
+def pid_of(server: ServerProcess, work: str, timeout: float = 60) -> int:
+    """The pid of the child doing `work` (as its log line begins), from the server's log."""
+    pattern = re.compile(rf"{work} runs in a separate process \(pid (\d+)\)")
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         match = pattern.search(server.log)
         if match:
             return int(match.group(1))
         time.sleep(0.02)
-    raise AssertionError(f"no encoding child for {voice}:\n{server.log}")
+    raise AssertionError(f"no child for {work}:\n{server.log}")
 
 
 def test_the_graphs_cut_a_text_as_pocket_tts_does(slim_model: TinyModel, cached: Path) -> None:

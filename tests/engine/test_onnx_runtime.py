@@ -59,6 +59,7 @@ from wyoming_pocket_tts.engine.onnx.lean import LeanModel
 from wyoming_pocket_tts.engine.onnx.runners import LMRunner
 from wyoming_pocket_tts.engine.runtime import samples
 from wyoming_pocket_tts.engine.tuning import comparison
+from wyoming_pocket_tts.engine.tuning.course import Phase
 from wyoming_pocket_tts.engine.tuning.timing import LONG_TEXT, Speed
 from wyoming_pocket_tts.http.studio import StudioSettings
 from wyoming_pocket_tts.settings import ModelSettings
@@ -149,8 +150,8 @@ def first_start(
     async def scenario(frames: list[float]) -> FirstStart:
         async with running_server(args) as server:
             engine = server.engine
-            assert engine.tuning is not None and engine.tuning.export is not None
-            export = engine.tuning.export
+            assert engine.tuning is not None and engine.tuning.course.phase is Phase.EXPORTING
+            export = engine.tuning.course.export
             assert engine.tuning.settings.runtime == "torch"
             during: list[bytes] = []  # replies sent and finished while the child exported
             nice: list[tuple[int, int]] = []
@@ -163,7 +164,7 @@ def first_start(
                 if exporting and export.exporting:
                     during.append(reply.audio)
             frames_during = len(frames)
-            while engine.tuning.export is not None and time.monotonic() < deadline:
+            while engine.tuning.course.phase is Phase.EXPORTING and time.monotonic() < deadline:
                 await asyncio.sleep(0.2)
             timed = len(frames)  # the switch's own timing ran on the graphs
             after = (await synthesize(server.port or 0, "Lights on.", voice="b")).audio
@@ -553,9 +554,12 @@ def test_an_export_process_that_fails_leaves_torch_serving_and_is_remembered(
             engine = server.engine
             assert engine.tuning is not None  # the export may have failed already
             deadline = time.monotonic() + 120
-            while engine.tuning.export is not None and time.monotonic() < deadline:
+            while engine.tuning.course.phase is Phase.EXPORTING and time.monotonic() < deadline:
                 await asyncio.sleep(0.2)
-            assert engine.tuning.export is None and engine.tuning.settings.runtime == "torch"
+            assert (
+                engine.tuning.course.phase is not Phase.EXPORTING
+                and engine.tuning.settings.runtime == "torch"
+            )
             reply = await synthesize(server.port or 0, "Lights on.", voice="b")
             assert not reply.errors and len(reply.audio) // 2 == samples
 
@@ -606,10 +610,10 @@ def test_auto_times_the_graphs_against_torch_when_idle_and_the_next_start_keeps_
     async def scenario() -> tuple[str, str]:
         async with running_studio(args, StudioSettings(voices_dir=tmp_path / "voices")) as studio:
             engine = studio.server.service.engine
-            assert engine.tuning is not None and engine.tuning.runtimes is not None
+            assert engine.tuning is not None and engine.tuning.course.measure is not None
             before = await status(studio)
             assert (before["runtime"], before["preparing_graphs"]) == ("torch", True)
-            await until(lambda: engine.tuning.runtimes is None and not engine.tuning.pending, 120)
+            await until(lambda: engine.tuning.course.phase is Phase.SETTLED, 120)
             assert engine.tuning.settings.runtime == chosen
             after = await status(studio)
             assert (after["runtime"], after["preparing_graphs"]) == (chosen, False)
@@ -618,7 +622,9 @@ def test_auto_times_the_graphs_against_torch_when_idle_and_the_next_start_keeps_
             first = engine.tuning.reason
         async with running_server(args) as server:
             assert server.engine.tuning is not None
-            assert server.engine.tuning.export is None  # nothing to export or compare
+            assert (
+                server.engine.tuning.course.phase is Phase.SETTLED
+            )  # nothing to export or compare
             assert server.engine.tuning.settings.runtime == chosen
             return first, server.engine.tuning.reason
 
@@ -639,7 +645,7 @@ def test_auto_times_the_graphs_against_torch_when_idle_and_the_next_start_keeps_
         async with running_server(args) as server:
             tuning = server.engine.tuning
             assert tuning is not None
-            return tuning.settings.runtime, tuning.export is not None
+            return tuning.settings.runtime, tuning.course.phase is Phase.EXPORTING
 
     assert asyncio.run(restored()) == ("torch", True)
     assert not list(data.glob(f"graphs/*/{runtime.FAILED}"))
@@ -677,9 +683,9 @@ def test_auto_times_the_graphs_at_the_precision_torch_chose_and_keeps_them(
     async def scenario() -> tuple[list[str], str, bool]:
         async with running_server(args) as server:
             engine = server.engine
-            assert engine.tuning is not None and engine.tuning.runtimes is not None
-            compared = [config.label for config in engine.tuning.runtimes.configs]
-            await until(lambda: engine.tuning.runtimes is None and not engine.tuning.pending, 240)
+            assert engine.tuning is not None and engine.tuning.course.measure is not None
+            compared = [config.label for config in engine.tuning.course.measure.configs]
+            await until(lambda: engine.tuning.course.phase is Phase.SETTLED, 240)
             reply = await synthesize(server.port or 0, "Lights on.", voice="b")
             assert len(reply.audio) > 0
             settings = engine.tuning.settings
@@ -768,7 +774,7 @@ def test_a_server_that_stops_ends_its_export_process(
     async def scenario() -> graph_export.BackgroundExport:
         async with running_server(args) as server:
             assert server.engine.tuning is not None
-            export = server.engine.tuning.export
+            export = server.engine.tuning.course.export
             assert export is not None
             deadline = time.monotonic() + 30
             while not export.exporting and time.monotonic() < deadline:

@@ -33,7 +33,8 @@ from wyoming_pocket_tts.engine.onnx import background as graph_export
 from wyoming_pocket_tts.engine.onnx import cache as runtime
 from wyoming_pocket_tts.engine.onnx.graphs import Graphs
 from wyoming_pocket_tts.engine.onnx.lean import LeanModel
-from wyoming_pocket_tts.engine.serving import engine as worker
+from wyoming_pocket_tts.engine.tuning import idle
+from wyoming_pocket_tts.engine.tuning.course import Phase
 from wyoming_pocket_tts.http.studio import StudioSettings
 from wyoming_pocket_tts.settings import ModelSettings
 
@@ -70,13 +71,13 @@ def first_start(
 ) -> FirstStart:
     """A first start on `--runtime onnx`: the studio looked at while the child exports; the
     switch to the graphs held at its start until a request has arrived (a gate around the
-    engine's `on_graphs`, released by the request's admission, so the request comes during the
+    idle step's `on_graphs`, released by the request's admission, so the request comes during the
     switch whatever the machine's speed), then let go as it is. Without chromium the page alone
     is not read: the tests that need no page still run."""
     data = tmp_path_factory.mktemp("first-start") / "data"
     args = [*model_args(endless_model, {"b": voices["b"]}), "--runtime", "onnx"]
     args += ["--quantize", "off", "--data-dir", str(data)]
-    real_on_graphs = worker.on_graphs
+    real_on_graphs = idle.on_graphs
     switching, arrived = threading.Event(), threading.Event()
     gated: list[bool] = []
 
@@ -90,7 +91,7 @@ def first_start(
     async def scenario(frames: list[float]) -> FirstStart:
         async with running_studio(args, StudioSettings()) as studio:
             engine = studio.server.engine
-            assert engine.tuning is not None and engine.tuning.export is not None
+            assert engine.tuning is not None and engine.tuning.course.phase is Phase.EXPORTING
             admit = engine.scheduler.admit
 
             def admitted(request: Any) -> None:  # wraps, not replaces, the real admission
@@ -100,12 +101,19 @@ def first_start(
             engine.scheduler.admit = admitted  # type: ignore[method-assign]
             entry = await status(studio)
             page = await status_model_row(studio.url, PREPARING) if has_chromium() else None
-            assert engine.tuning.export is not None, "the export ended before the page was read"
+            assert engine.tuning.course.phase is Phase.EXPORTING, (
+                "the export ended before the page was read"
+            )
             assert await asyncio.to_thread(switching.wait, GATE), "the switch never began"
             before = len(frames)
             reply = await synthesize(studio.server.port or 0, "Lights on.", voice="b")
             asked = len(frames) - before
-            await until(lambda: engine.tuning is not None and engine.tuning.export is None, GATE)
+            await until(
+                lambda: (
+                    engine.tuning is not None and engine.tuning.course.phase is not Phase.EXPORTING
+                ),
+                GATE,
+            )
             tuning = engine.tuning
             assert tuning is not None
             return FirstStart(
@@ -115,7 +123,7 @@ def first_start(
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(graph_export, "POLL", 0.5)  # the engine's idle wait before it switches
-        patch.setattr(worker, "on_graphs", gate)
+        patch.setattr(idle, "on_graphs", gate)
         with counted_frames(patch) as frames:
             return asyncio.run(scenario(frames))
 
@@ -137,7 +145,7 @@ def test_the_studio_shows_graphs_being_prepared_under_runtime_onnx(first_start: 
 
 
 def test_a_request_during_the_switch_to_the_graphs_goes_first(first_start: FirstStart):
-    """Guards the break: the switch to the graphs (`Engine._switch`) not cancelled by a request
+    """Guards the break: the switch to the graphs (`tuning.idle`) not cancelled by a request
     that arrives (its `on_graphs` without `cancel=scheduler.arrived`), so the request waits for
     the graphs' whole warm-up and timing (5.1 s instead of 0.05 s at full size). Counted in
     frames, not seconds: from the request's arrival to the end of its reply the LM graph runs
@@ -210,7 +218,12 @@ def test_quantize_on_exports_int8_beside_a_cached_fp32_export(
         async with running_server(args) as server:
             engine = server.engine
             assert engine.tuning is not None
-            await until(lambda: engine.tuning is not None and engine.tuning.export is None, GATE)
+            await until(
+                lambda: (
+                    engine.tuning is not None and engine.tuning.course.phase is not Phase.EXPORTING
+                ),
+                GATE,
+            )
             reply = await synthesize(server.port or 0, "Lights on.", voice="b")
             assert reply.audio and not reply.errors
             tuning = engine.tuning

@@ -10,7 +10,8 @@ when the server goes away (its stdin closes, `end_with_parent`). A child says wh
 in the last line of its stderr that begins with `REASON`, for the log and the user, and how,
 for the server, in its exit code (`fail`); `Child.run` raises `ChildFailed` with both: the
 message, and an `Ending` the server acts on (the weights cannot clone, killed by a signal as
-the kernel's out-of-memory killer does, timed out, stopped, or any other failure).
+the kernel's out-of-memory killer does, timed out, stopped, or any other failure). Every child
+begins with `child_main`. The server runs one heavy child at a time, whatever its work (`QUEUE`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import tempfile
 import threading
 from pathlib import Path
 
+from ..host import first_to_go, lowest_priority
 from ..settings import ModelSettings
 
 _LOGGER = logging.getLogger(__name__)
@@ -36,6 +38,11 @@ REASON = "Failed: "
 OWN_WARNING = "WARNING wyoming_pocket_tts."
 """Begins a warning of this package's modules on a child's stderr (its `logging.basicConfig`
 format): something the household should see, as a checkpoint downloaded again."""
+
+
+QUEUE = threading.Lock()
+"""Held for each heavy child's run and the load of what it made (a graph build and its graphs'
+load; a voice's encoding): two at once would add their peaks on a small board."""
 
 
 class Ending(enum.Enum):
@@ -172,6 +179,20 @@ def child_env() -> dict[str, str]:
     if root not in sites:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, (root, env.get("PYTHONPATH"))))
     return env
+
+
+def child_main(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
+    """In a child, before its work: nice 19 (stderr says where refused) and the first process
+    to go when memory runs out; its arguments; ended when the server goes (`end_with_parent`);
+    warnings on stderr in the format the server relays (`OWN_WARNING`)."""
+    why_not = lowest_priority()
+    if why_not is not None:
+        print(f"The child runs at normal priority: {why_not}", file=sys.stderr)
+    first_to_go()
+    args = parser.parse_args(argv)
+    end_with_parent()
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    return args
 
 
 def end_with_parent() -> None:

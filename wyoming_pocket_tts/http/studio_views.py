@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from ..engine.tuning.course import Phase
 from ..engine.tuning.timing import Speed
 from ..engine.tuning.tuned import Tuning
 from ..engine.tuning.verdict import SLOW_RTF
@@ -104,7 +105,7 @@ def status_view(service: Service) -> dict[str, Any]:
                 "quantized": bool(tuning.settings.quantize),
                 "int8_refused": tuning.int8_refused,
                 "runtime": tuning.settings.runtime,
-                "preparing_graphs": tuning.export is not None,
+                "preparing_graphs": tuning.course.phase is Phase.EXPORTING,
                 "without_torch": _without_torch(tuning),
                 "threads": tuning.threads,
                 "first_audio_ms": round(tuning.speed.first_audio * 1000),
@@ -132,7 +133,8 @@ def _without_torch(tuning: Tuning) -> str | None:
     runtime = tuning.settings.runtime
     if runtime is not None and runtime.without_torch:
         return "now" if "torch" not in sys.modules else "next start"
-    if tuning.export is not None and tuning.runtimes is None:  # `auto` decides later
+    course = tuning.course
+    if course.phase is Phase.EXPORTING and course.measure is None:  # `auto` decides later
         return "next start"
     return None
 

@@ -18,9 +18,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ...host import first_to_go, lowest_priority
 from ...settings import ModelSettings
-from ..child_process import add_model_args, end_with_parent, fail
+from ..child_process import add_model_args, child_main, fail
 
 if TYPE_CHECKING:
     from ..model_files import Sources
@@ -39,19 +38,13 @@ def main(argv: list[str] | None = None) -> int:
     after the process that imported torch has replaced itself (`INT8_ONLY`, the same pid) with
     one that never does: torch, pocket-tts and what the export left in the heap would stay
     resident under the quantiser's peak otherwise."""
-    why_not = lowest_priority()
-    if why_not is not None:
-        print(f"The export runs at normal priority: {why_not}", file=sys.stderr)
-    first_to_go()
     parser = argparse.ArgumentParser(description="Export a model's ONNX graphs into FOLDER.")
     parser.add_argument("folder", type=Path)
     add_model_args(parser)
     parser.add_argument("--int8", action="store_true", help="the int8 graphs too")
     parser.add_argument(INT8_ONLY, action="store_true", help="only the int8 graphs, from fp32")
     arguments = sys.argv[1:] if argv is None else argv
-    args = parser.parse_args(arguments)
-    end_with_parent()
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    args = child_main(parser, arguments)
     try:
         from ..onnx.cache import prepare_int8
 

@@ -6,17 +6,17 @@ may take. So the model starts on torch, and a child process at the lowest CPU pr
 the graphs (`onnx.child`: tracing in the serving process broke its requests). A thread of
 the server waits for it, then loads the graphs' own loop on them (`onnx.lean`), from the cache
 (or from a temporary folder, removed once the sessions are loaded, without a data folder). When
-it is done, the engine thread switches to it at its next idle moment (`Engine._switch`,
+it is done, the engine thread switches to it at its next idle moment (`tuning.idle`,
 `ModelPool.retune`; `auto` times both first): never on the asyncio loop, never during a
 request. The torch model is then let go; torch itself stays imported until the next start,
 which loads the cached graphs alone. A failure is the usual one warning line, remembered with
 the cache like any other (an export killed, as the kernel kills a process out of memory, says
 so in that line); torch keeps serving.
 
-Exports queue (`QUEUE`): one export child at a time in the server (voice encodings queue
-apart, `voice_states.making`), each with the load of its graphs
-after it, so two models' exports (two languages) never add their peaks, nor the next child's
-peak the previous graphs' load.
+Exports queue with every heavy child (`child_process.QUEUE`): one at a time in the server, each
+export with the load of its graphs after it, so two models' exports (two languages), or an
+export and a voice's encoding, never add their peaks, nor the next child's peak the previous
+graphs' load.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from ...host import lowest_priority
 from ...settings import ModelSettings
-from ..child_process import Ending
+from ..child_process import QUEUE, Ending
 from .cache import (
     TEMPORARY_PREFIX,
     graph_folder,
@@ -49,8 +49,6 @@ _LOGGER = logging.getLogger(__name__)
 
 POLL = 5.0
 """Seconds of idleness after which the engine looks whether an export has finished."""
-QUEUE = threading.Lock()
-"""Held by the one export that runs (its child, then the load of its graphs); the others wait."""
 
 
 class BackgroundExport:
@@ -97,7 +95,7 @@ class BackgroundExport:
             else:
                 folder = graph_folder(data_dir, self.settings)
             if not QUEUE.acquire(blocking=False):
-                _LOGGER.info("The %s model's graphs wait for another export", self.settings.code)
+                _LOGGER.info("The %s model's graphs wait for another child", self.settings.code)
                 QUEUE.acquire()
             try:
                 self._prepare(folder)

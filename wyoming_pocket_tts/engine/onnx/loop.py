@@ -1,10 +1,12 @@
 """pocket-tts's generation loop over the exported graphs, with numpy and ONNX Runtime only.
 
-`GraphSpeech` is a runtime for the seam (`engine.speech.SpeechModel`) that imports neither torch
-nor pocket-tts: it reimplements `TTSModel.generate_audio_stream`'s orchestration (pocket-tts
-4.0.1), while every layer runs in the graphs exported from pocket-tts's own modules
-(`onnx.export`): the frame's input (`frame.onnx`), the flow LM (`lm.onnx`) and Mimi's decoder
-(`mimi.onnx`); the text table is the conditioner's, saved as an array. As in pocket-tts:
+`GraphSpeech` speaks on the graphs and imports neither torch nor pocket-tts (`lean.LeanModel`
+puts it behind the seam, `engine.runtime.Runtime`): it reimplements
+`TTSModel.generate_audio_stream`'s orchestration (pocket-tts 4.0.1), while every layer runs in
+the graphs built from pocket-tts's checkpoint (`graph_build`; exported from its modules,
+`onnx.export`, for split weights): the frame's input (`frame.onnx`), the flow LM (`lm.onnx`)
+and Mimi's decoder (`mimi.onnx`); the text table is the conditioner's, saved as an array. As in
+pocket-tts:
 - the text is cut into chunks of at most 50 tokens and each is prepared (`onnx.text_prompt`);
 - per chunk, the voice state's caches are copied into caches sized to the chunk (the voice's
   steps, the prompt's and its longest generation: attention reads no more), the state left as

@@ -27,12 +27,11 @@ from ...offline import VoiceNotDownloaded, is_missing_network, retry_delays, wai
 from ...settings import EngineSettings, VoiceSpec
 from ...voices.catalog import VoiceCatalog
 from ..chunking import chunks
-from ..onnx import background as graph_export
 from ..onnx.cache import forget_failures
 from ..runtime import generation
-from ..tuning import comparison
-from ..tuning.timing import Abandoned
-from ..tuning.tuned import Tuning, on_graphs, retuned, warm_up, with_graphs
+from ..tuning.course import Phase
+from ..tuning.idle import on_idle
+from ..tuning.tuned import Tuning, warm_up
 from ..tuning.verdict import log_speed_verdict
 from ..voice_states.cache import Voice
 from ..voice_states.making import VoiceMaking
@@ -44,10 +43,6 @@ if TYPE_CHECKING:
     from ..runtime import Runtime
 
 _LOGGER = logging.getLogger(__name__)
-
-_NEXT_START = (
-    "; torch leaves the process at the next start, which serves on the cached graphs alone"
-)
 
 
 class Engine:
@@ -99,7 +94,7 @@ class Engine:
         next_work = self.scheduler.next
         while (work := next_work(self._is_warm, self._idle_after(), self._waits)) is not None:
             if work == IDLE:
-                self._measure_again()
+                self._move_on()
                 if self.settings.unload_after is not None:
                     self.models.unload_unused(self.settings.unload_after)
                 continue
@@ -144,73 +139,33 @@ class Engine:
     def _idle_after(self) -> float | None:
         """Seconds of idleness after which the engine has work of its own, if any."""
         waits = [self.settings.unload_after if self.models.loaded() else None]
-        if self.models.exporting():
-            waits.append(graph_export.POLL)
-        elif self.models.pending():
-            waits.append(comparison.REMEASURE_AFTER)
+        waits += [loaded.tuning.course.idle_after for loaded in self.models.in_phase(*Phase)]
         return min((wait for wait in waits if wait is not None), default=None)
 
-    def _measure_again(self) -> None:
-        """Idle: switch to graphs exported meanwhile (or, `--runtime auto`, compare them with
-        torch: re-measuring waits for exports), or measure a provisional speed decision again;
-        a request arriving stops either."""
-        for loaded in self.models.exporting():
-            self._switch(loaded)
-        if self.models.exporting():
+    def _move_on(self) -> None:
+        """Idle: move each model along its course (`tuning.idle`): graphs exported meanwhile
+        serve or are compared with torch, then a comparison runs again (it waits for every
+        export, whose child would skew its figures); a request arriving stops it."""
+        for loaded in self.models.in_phase(Phase.EXPORTING):
+            self._move(loaded)
+        if self.models.in_phase(Phase.EXPORTING):
             return
-        for loaded in self.models.pending():
-            assert loaded.tuning.pending is not None
-            result = loaded.tuning.pending.run(self.scheduler.arrived)
-            if result is None:
+        for loaded in self.models.in_phase(Phase.PROVISIONAL, Phase.COMPARING):
+            if loaded.tuning.course.measured_again and not self._move(loaded):
                 return
-            runtime = loaded.tuning.settings.runtime
-            model, tuning = retuned(loaded.tuning, result)
-            self.models.retune(loaded, model, tuning)
-            now = tuning.settings.runtime
-            if now is not None and now is not runtime:
-                _LOGGER.info(
-                    "The %s model now runs on %s (chosen by --runtime auto)%s",
-                    tuning.settings.code,
-                    now.name_in_logs,
-                    _NEXT_START if now.without_torch else "",
-                )
-            log_speed_verdict(tuning)
-            self._warm_voices(loaded)
 
-    def _switch(self, loaded: LoadedModel) -> None:
-        """Serve `loaded` on its graphs once their export has finished (timed first); for
-        `--runtime auto`, make them the pending comparison with torch instead."""
-        export = loaded.tuning.export
-        assert export is not None
-        if not export.done.is_set():
-            return
-        switched = None
-        if export.model is not None:
-            try:
-                switched = on_graphs(
-                    export.model, export.settings, export.runs, export.int8, export.threads,
-                    cancel=self.scheduler.arrived,
-                )  # fmt: skip
-            except Abandoned:
-                return  # a request came: the next idle moment times it again
-        if switched is None:  # the export failed (its warning said why): torch stays
-            loaded.tuning = dataclasses.replace(loaded.tuning, export=None, runtimes=None)
-            return
-        if loaded.tuning.runtimes is not None:
-            loaded.tuning = with_graphs(loaded.tuning, switched[0])
-            _LOGGER.info(
-                "The %s model's graphs run (%s): compared with torch now (--runtime auto)",
-                export.settings.code,
-                switched[1].speed,
-            )
-            return
-        self.models.retune(loaded, *switched)
-        _LOGGER.info(
-            "The %s model now runs on ONNX Runtime (%s)%s", export.settings.code, export.runs,
-            _NEXT_START,
-        )  # fmt: skip
-        log_speed_verdict(switched[1])
+    def _move(self, loaded: LoadedModel) -> bool:
+        """One idle step of `loaded`'s course; False if nothing changed."""
+        moved = on_idle(loaded.tuning, self.scheduler.arrived)
+        if moved is None:
+            return False
+        if moved.model is None:
+            loaded.tuning = moved.tuning
+            return True
+        self.models.retune(loaded, moved.model, moved.tuning)
+        log_speed_verdict(moved.tuning)
         self._warm_voices(loaded)
+        return True
 
     def _warm_voices(self, loaded: LoadedModel) -> None:
         """Make a retuned model's first voices again (its voice states start over when the

@@ -27,6 +27,7 @@ from ...settings import EngineSettings, ModelSettings
 from ...voices.catalog import LoadFailures
 from ...voices.cloning import report_voice_cloning
 from ..identity import model_identity
+from ..tuning.course import Phase
 from ..tuning.tuned import Tuning, load_tuned_model
 from ..voice_states.cache import VoiceStates
 from ..voice_states.making import VoiceMaking
@@ -124,23 +125,18 @@ class ModelPool:
         now = time.monotonic()
         for code, loaded in list(self._loaded.items()):
             unused = now - self._used.get(code, now)
-            if unused >= seconds and loaded.tuning.export is None:
+            if unused >= seconds and loaded.tuning.course.phase is not Phase.EXPORTING:
                 self._unload(code, f"unused for {unused / 60:.1f} min (--unload-after)")
 
-    def pending(self) -> list[LoadedModel]:
-        """Loaded models whose speed decision is provisional and wants measuring again."""
-        return [m for m in self._loaded.values() if m.tuning.pending and m.tuning.pending.wanted]
-
-    def exporting(self) -> list[LoadedModel]:
-        """Loaded models whose ONNX Runtime graphs are being exported (`onnx.background`)."""
-        return [m for m in self._loaded.values() if m.tuning.export is not None]
+    def in_phase(self, *phases: Phase) -> list[LoadedModel]:
+        """Loaded models whose course (`tuning.course`) is in one of `phases`."""
+        return [m for m in self._loaded.values() if m.tuning.course.phase in phases]
 
     def stop_exports(self) -> None:
         """Stop every export's child process (at shutdown, from another thread: one copy of
         the list, atomic under the GIL)."""
         for loaded in list(self._loaded.values()):
-            if loaded.tuning.export is not None:
-                loaded.tuning.export.stop()
+            loaded.tuning.course.stop()
 
     def retune(self, loaded: LoadedModel, model: Runtime, tuning: Tuning) -> None:
         """Serve `loaded` from now on as a re-measurement or a finished export decided: its
@@ -180,8 +176,6 @@ class ModelPool:
             return None
 
     def _unload(self, code: str, why: str) -> None:
-        export = self._loaded.pop(code).tuning.export
-        if export is not None:
-            export.stop()
+        self._loaded.pop(code).tuning.course.stop()
         release_freed_memory()
         _LOGGER.info("Unloaded the %s model (%s)", code, why)

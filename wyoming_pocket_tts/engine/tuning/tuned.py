@@ -20,7 +20,7 @@ graphs, built first where none are cached (`_without_torch`, `onnx.first_build`)
 `--runtime onnx` runs ONNX Runtime graphs instead (`onnx.cache`), and `--runtime auto` chooses
 between them and torch by the same rule: a start without its saved decision serves on torch
 while the graphs are exported or loaded in the background (`onnx.background`), and the engine
-times both when idle (`with_graphs`, a pending `Remeasurement`).
+times both when idle (the model's `course`, moved along by `idle`).
 
 Every start ends with a timed generation on the serving path, before `Ready`: it pays the
 first-call costs that would otherwise land on the first request, and gives the speed verdict
@@ -54,7 +54,8 @@ from ..onnx.cache import graph_folder, graphs_label, lean_model, needs_export, w
 from ..onnx.first_build import GraphsUnavailable, graphs_now
 from ..runtime import RuntimeKind, generation
 from . import timing
-from .comparison import Comparison, Remeasurement, compare, figures_text
+from .comparison import Remeasurement, compare, figures_text
+from .course import Course, Phase
 from .decisions import DecisionStore, host_key
 from .rule import Choice, Config, Variant
 from .timing import (
@@ -96,20 +97,15 @@ class Tuning:
     """Where the choice comes from, for the log."""
     confidence: str = "set by the flags"
     """How sure the choice is (`rule.Choice.confidence`), or that the flags made it."""
-    pending: Remeasurement | None = field(default=None, compare=False)
-    """A provisional decision's next comparison (run when idle, `comparison`), else None."""
-    export: BackgroundExport | None = field(default=None, compare=False)
-    """`--runtime onnx`'s or `auto`'s graphs being exported (or loaded) while torch serves
-    (`onnx.background`), else None."""
-    runtimes: Remeasurement | None = field(default=None, compare=False)
-    """`--runtime auto`: the comparison of torch (as it serves) with the graphs, to run once the
-    export is done (`with_graphs`), else None."""
+    course: Course = field(default=Course(), compare=False)
+    """Where it is in the course of how it runs (`course`): settled, or with idle work left."""
     int8_refused: str | None = None
     """Why int8 graphs were asked and fp32 ones serve (`onnx.int8_gate`), else None."""
 
     @property
     def provisional(self) -> bool:
-        return self.pending is not None
+        """The decision may change when measured again (provisional, or compared with torch)."""
+        return self.course.phase in (Phase.PROVISIONAL, Phase.COMPARING)
 
 
 def candidates(settings: ModelSettings) -> list[Config]:
@@ -149,7 +145,7 @@ def load_tuned_model(settings: ModelSettings, data_dir: Path | None) -> tuple[Ru
     model, tuning = _load_torch(settings, data_dir)
     if export is not None:  # after the torch model's timing, which it would disturb
         export.start()
-        tuning = replace(tuning, export=export)
+        tuning = replace(tuning, course=Course.exporting(export))
     return model, tuning
 
 
@@ -175,7 +171,7 @@ def _without_torch(settings: ModelSettings, data_dir: Path | None) -> tuple[Runt
 def _load_auto(settings: ModelSettings, data_dir: Path | None) -> tuple[Runtime, Tuning]:
     """`--runtime auto`: the runtime a settled saved decision names; else torch as `--runtime
     torch` decides, with the graphs exported (or loaded) in the background and compared with
-    it when the engine is idle (`with_graphs`): an export takes far longer than a start may.
+    it when the engine is idle (`idle`): an export takes far longer than a start may.
     The graphs run at the precision torch serves at (`--quantize`, or what `auto` measured:
     ONNX Runtime's int8 holds torch int8's drift, tests/engine/test_int8_graphs.py), on 1
     thread unless `--threads`."""
@@ -208,20 +204,7 @@ def _load_auto(settings: ModelSettings, data_dir: Path | None) -> tuple[Runtime,
     export.start()  # after the torch model's timing, which it would disturb
     variants: dict[Variant, Runtime] = {serving.variant: model}
     runtimes = Remeasurement(variants, [serving, graphs], timing.FRAMES, ROUNDS, store, key)
-    return model, replace(tuning, export=export, runtimes=runtimes)
-
-
-def with_graphs(tuning: Tuning, model: Runtime) -> Tuning:
-    """`--runtime auto` once the export is done: `model` (on the graphs) joins the comparison
-    with torch, which becomes the pending measurement (run when idle, `comparison`)."""
-    assert tuning.runtimes is not None
-    configs = tuning.runtimes.configs
-    graphs = next(config for config in configs if config.runtime is model.kind)
-    int8 = model.int8
-    if int8 != graphs.quantize:  # the gate refused int8 here: the fp32 graphs are compared
-        configs[configs.index(graphs)] = graphs = replace(graphs, quantize=int8)
-    tuning.runtimes.variants[graphs.variant] = model
-    return replace(tuning, export=None, runtimes=None, pending=tuning.runtimes)
+    return model, replace(tuning, course=Course.exporting(export, compare_after=runtimes))
 
 
 def _load_torch(settings: ModelSettings, data_dir: Path | None) -> tuple[Runtime, Tuning]:
@@ -230,7 +213,7 @@ def _load_torch(settings: ModelSettings, data_dir: Path | None) -> tuple[Runtime
     reason, confidence = _flags(settings), Tuning.confidence
     store = DecisionStore(data_dir / _FOLDER) if data_dir is not None else None
     key = host_key(settings) if chosen is None else {}
-    pending: Remeasurement | None = None
+    course = Course()
     speed: Speed | None = None
     saved = store.read(key) if chosen is None and store is not None else None
     if saved is not None and saved["quantize"] and int8_unavailable():
@@ -256,7 +239,8 @@ def _load_torch(settings: ModelSettings, data_dir: Path | None) -> tuple[Runtime
         model = variants[chosen.variant]
         if provisional:  # both variants stay loaded until a comparison settles it
             kept: dict[Variant, Runtime] = {**variants}
-            pending = Remeasurement(kept, configs, timing.FRAMES, ROUNDS, store, key)
+            measure = Remeasurement(kept, configs, timing.FRAMES, ROUNDS, store, key)
+            course = Course.provisional(measure)
             reason += "; provisional: measured again when idle"
         del variants
     else:
@@ -273,27 +257,7 @@ def _load_torch(settings: ModelSettings, data_dir: Path | None) -> tuple[Runtime
     if chosen.quantize:
         reason += f"; Mimi's decoder {'int8' if is_mimi_decoder_int8(model.model) else 'fp32'}"
     resolved = replace(settings, quantize=chosen.quantize)
-    return model, Tuning(resolved, chosen.threads, speed, reason, confidence, pending)
-
-
-def retuned(tuning: Tuning, comparison: Comparison) -> tuple[Runtime, Tuning]:
-    """The model and tuning a re-measurement (`comparison`) leads to: its choice, still
-    provisional (the variants kept) or settled (the one not chosen let go)."""
-    assert tuning.pending is not None
-    choice = comparison.choice
-    pending = tuning.pending if choice.provisional and tuning.pending.wanted else None
-    model = tuning.pending.variants[choice.config.variant]
-    reason = f"auto, measured again when idle: {figures_text(comparison.figures)}"
-    if pending is not None:
-        reason += "; provisional: measured again when idle"
-    runtime = choice.config.runtime
-    resolved = replace(tuning.settings, quantize=choice.config.quantize, runtime=runtime)
-    speed = comparison.figures[choice.config.label]
-    refusal = getattr(model, "int8_refused", None)
-    return model, Tuning(
-        resolved, choice.config.threads, speed, reason, choice.confidence, pending,
-        int8_refused=refusal,
-    )  # fmt: skip
+    return model, Tuning(resolved, chosen.threads, speed, reason, confidence, course)
 
 
 def warm_up(model: Runtime, state: dict) -> None:

@@ -16,7 +16,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ...host import first_to_go, lowest_priority
 from ...settings import ModelSettings
 from ...voices.catalog import VoiceKind, voice_kind
 from ...voices.cloning import VoiceCloningUnavailable
@@ -25,7 +24,7 @@ from ..child_process import (
     ChildFailed,
     Ending,
     add_model_args,
-    end_with_parent,
+    child_main,
     fail,
     model_args,
 )
@@ -61,17 +60,13 @@ def in_child(settings: ModelSettings, source: str | Path, truncate: bool, name: 
 def main(argv: list[str] | None = None) -> int:
     """The child: nice 19 and the first to go when memory runs out, the model in torch fp32,
     the voice's state written to `--out`."""
-    lowest_priority()
-    first_to_go()
     parser = argparse.ArgumentParser(description="Encode a voice's state into OUT.")
     add_model_args(parser)
     parser.add_argument("--source", required=True, help="built-in name, URL or audio file")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--name", default="voice")
     parser.add_argument("--truncate", action="store_true")
-    args = parser.parse_args(argv)
-    end_with_parent()
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    args = child_main(parser, argv)
     try:
         from ..model.loading import plain_model
         from ..model.one_copy import one_copy_of_weights
