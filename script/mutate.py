@@ -205,7 +205,15 @@ TARGETS: dict[str, Target] = {
     ),
     "children": Target(
         "wyoming_pocket_tts/engine/child_process.py",
-        ("Child.run", "Child.stop", "Child._reason", "end_with_parent", "fail", "one_line"),
+        (
+            "Child.run",
+            "Child.stop",
+            "Child._reason",
+            "child_main",
+            "end_with_parent",
+            "fail",
+            "one_line",
+        ),
         (
             "tests/engine/test_child_conditions.py",
             "tests/engine/test_cloning.py::test_a_voice_child_says_by_its_exit_code_whether_the_weights_cannot_clone",
