@@ -44,6 +44,7 @@ from testkit.support import (
     synthesize_streamed,
 )
 from tests.conftest import model_args
+from tests.engine.test_remeasure import provisional_decision
 from tests.studio_support import running_studio, status, until
 from wyoming_pocket_tts.engine.child_process import Child, ChildFailed, Ending, child_env
 from wyoming_pocket_tts.engine.model.int8 import (
@@ -575,6 +576,42 @@ def test_an_export_process_that_fails_leaves_torch_serving_and_is_remembered(
     assert not runtime.needs_export(settings, data, False)
 
 
+@pytest.mark.usefixtures("failing_child")
+def test_a_provisional_torch_decision_outlives_a_failed_export(
+    endless_model: TinyModel,
+    voices: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """`--runtime onnx --quantize auto` on a provisional saved decision (`provisional_decision`):
+    torch serves it while the graphs are built, the build fails (`failing_child`), and the
+    decision is still provisional, and measured again when idle. (Broken once: the export's
+    course replaced torch's, and a failed export left it settled, never measured again.)"""
+    monkeypatch.setattr(graph_export, "POLL", 0.5)
+    monkeypatch.setattr(comparison, "REMEASURE_AFTER", 0.2)
+    data = tmp_path / "data"
+    args = [*model_args(endless_model, {"b": voices["b"]}), "--runtime", "onnx"]
+    args += ["--quantize", "auto", "--data-dir", str(data)]
+    provisional_decision(args, data)
+
+    def measured() -> bool:
+        return any("Measured again while idle:" in r.getMessage() for r in caplog.records)
+
+    async def scenario() -> Phase:
+        async with running_server(args) as server:
+            engine = server.engine
+            assert engine.tuning is not None and engine.tuning.provisional
+            await until(lambda: engine.tuning.course.phase is not Phase.EXPORTING, 120)
+            after_the_failure = engine.tuning.course.phase
+            await until(measured, 120)
+            return after_the_failure
+
+    with caplog.at_level(logging.INFO):
+        assert asyncio.run(scenario()) is Phase.PROVISIONAL
+    assert any(r.getMessage().startswith(FALLBACK) for r in caplog.records)
+
+
 @pytest.mark.parametrize("graphs_faster", [True, False])
 def test_auto_times_the_graphs_against_torch_when_idle_and_the_next_start_keeps_the_choice(
     endless_model: TinyModel,
@@ -610,7 +647,7 @@ def test_auto_times_the_graphs_against_torch_when_idle_and_the_next_start_keeps_
     async def scenario() -> tuple[str, str]:
         async with running_studio(args, StudioSettings(voices_dir=tmp_path / "voices")) as studio:
             engine = studio.server.service.engine
-            assert engine.tuning is not None and engine.tuning.course.measure is not None
+            assert engine.tuning is not None and engine.tuning.course.compare_after is not None
             before = await status(studio)
             assert (before["runtime"], before["preparing_graphs"]) == ("torch", True)
             await until(lambda: engine.tuning.course.phase is Phase.SETTLED, 120)
@@ -683,8 +720,8 @@ def test_auto_times_the_graphs_at_the_precision_torch_chose_and_keeps_them(
     async def scenario() -> tuple[list[str], str, bool]:
         async with running_server(args) as server:
             engine = server.engine
-            assert engine.tuning is not None and engine.tuning.course.measure is not None
-            compared = [config.label for config in engine.tuning.course.measure.configs]
+            assert engine.tuning is not None and engine.tuning.course.compare_after is not None
+            compared = [config.label for config in engine.tuning.course.compare_after.configs]
             await until(lambda: engine.tuning.course.phase is Phase.SETTLED, 240)
             reply = await synthesize(server.port or 0, "Lights on.", voice="b")
             assert len(reply.audio) > 0

@@ -31,6 +31,7 @@ from wyoming_pocket_tts.engine.tuning.timing import Speed
 from wyoming_pocket_tts.http.studio import StudioSettings
 
 COMPARISON_LOGGER = "wyoming_pocket_tts.engine.tuning.comparison"
+IDLE_LOGGER = "wyoming_pocket_tts.engine.tuning.idle"
 
 
 def provisional_decision(args: list[str], data: Path) -> Path:
@@ -50,6 +51,7 @@ def test_a_provisional_decision_is_measured_again_when_idle_after_the_request(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.INFO, logger=COMPARISON_LOGGER)
+    caplog.set_level(logging.INFO, logger=IDLE_LOGGER)
     data = tmp_path / "data"
     args = model_args(tiny_model, {"a": voices["a"]}, "--data-dir", str(data), "--quantize", "auto")
     saved = provisional_decision(args, data)
@@ -70,7 +72,7 @@ def test_a_provisional_decision_is_measured_again_when_idle_after_the_request(
     def messages(text: str) -> list[str]:
         return [r.getMessage() for r in caplog.records if text in r.getMessage()]
 
-    async def scenario() -> tuple[dict[str, Any], dict[str, Any]]:
+    async def scenario() -> tuple[dict[str, Any], dict[str, Any], str]:
         settings = StudioSettings(voices_dir=tmp_path / "voices")
         async with running_studio(args, settings) as studio:
             engine = studio.server.service.engine
@@ -92,9 +94,9 @@ def test_a_provisional_decision_is_measured_again_when_idle_after_the_request(
             )  # the engine thread serves the new decision from here on
             # ...with the voice states of the variant it chose (new ones if int8 <-> fp32).
             assert (await asyncio.wait_for(synthesize(port, "And again."), 60)).audio
-            return before, await status(studio)
+            return before, await status(studio), engine.tuning.reason
 
-    before, after = asyncio.run(scenario())
+    before, after, reason = asyncio.run(scenario())
     assert before["provisional"] is True and before["quantized"] is True
     assert before["decision"] == "provisional: 40% sooner, within the 150% noise"
     assert messages("Measurement abandoned: a request came")  # the request went first
@@ -106,3 +108,5 @@ def test_a_provisional_decision_is_measured_again_when_idle_after_the_request(
         "provisional" if record["provisional"] else "settled"
     )
     assert record["gain"] != 0.4 or record["noise"] != 1.5  # the new measurement's
+    assert ("provisional: measured again when idle" in reason) is record["provisional"], reason
+    assert not messages("now runs on")  # fp32 or int8, torch both: no runtime changed

@@ -41,8 +41,9 @@ format): something the household should see, as a checkpoint downloaded again.""
 
 
 QUEUE = threading.Lock()
-"""Held for each heavy child's run and the load of what it made (a graph build and its graphs'
-load; a voice's encoding): two at once would add their peaks on a small board."""
+"""Held for each heavy child's run (a graph build, and in the background the load of its
+graphs after it; a voice's encoding): two at once would add their peaks on a small board. Its
+holders wait for nothing else."""
 
 
 class Ending(enum.Enum):

@@ -134,7 +134,7 @@ def _without_torch(tuning: Tuning) -> str | None:
     if runtime is not None and runtime.without_torch:
         return "now" if "torch" not in sys.modules else "next start"
     course = tuning.course
-    if course.phase is Phase.EXPORTING and course.measure is None:  # `auto` decides later
+    if course.phase is Phase.EXPORTING and course.compare_after is None:  # `auto` decides later
         return "next start"
     return None
 

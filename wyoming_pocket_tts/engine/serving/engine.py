@@ -139,7 +139,8 @@ class Engine:
     def _idle_after(self) -> float | None:
         """Seconds of idleness after which the engine has work of its own, if any."""
         waits = [self.settings.unload_after if self.models.loaded() else None]
-        waits += [loaded.tuning.course.idle_after for loaded in self.models.in_phase(*Phase)]
+        every = self.models.in_phase(*Phase)
+        waits += [model.tuning.course.idle_after for model in every]
         return min((wait for wait in waits if wait is not None), default=None)
 
     def _move_on(self) -> None:
@@ -152,7 +153,7 @@ class Engine:
             return
         for loaded in self.models.in_phase(Phase.PROVISIONAL, Phase.COMPARING):
             if loaded.tuning.course.measured_again and not self._move(loaded):
-                return
+                return  # a request came
 
     def _move(self, loaded: LoadedModel) -> bool:
         """One idle step of `loaded`'s course; False if nothing changed."""

@@ -35,25 +35,34 @@ class Phase(Enum):
 
 @dataclass(frozen=True)
 class Course:
-    """A model's phase and the work it holds: `measure` for provisional and comparing (and, while
-    exporting under `--runtime auto`, the comparison the graphs join once ready); `export` while
-    exporting."""
+    """A model's phase and the work it holds: `measure`, the comparison that may change how it
+    runs (provisional, comparing; while exporting, torch's own provisional one, run once the
+    export is over); `export` and, under `--runtime auto`, the comparison with torch the graphs
+    join once ready (`compare_after`) while exporting."""
 
     phase: Phase = Phase.SETTLED
     measure: Remeasurement | None = None
     export: BackgroundExport | None = None
+    compare_after: Remeasurement | None = None
 
     @staticmethod
     def provisional(measure: Remeasurement) -> Course:
         return Course(Phase.PROVISIONAL, measure)
 
     @staticmethod
-    def exporting(export: BackgroundExport, compare_after: Remeasurement | None = None) -> Course:
-        return Course(Phase.EXPORTING, compare_after, export)
+    def exporting(
+        export: BackgroundExport, before: Course, compare_after: Remeasurement | None = None
+    ) -> Course:
+        """`export` running, the course `before` it kept for after a failed one."""
+        return Course(Phase.EXPORTING, before.measure, export, compare_after)
 
     @staticmethod
     def comparing(measure: Remeasurement) -> Course:
         return Course(Phase.COMPARING, measure)
+
+    def without_export(self) -> Course:
+        """The course once the export failed: torch's own, provisional or settled."""
+        return Course.provisional(self.measure) if self.measure is not None else Course()
 
     @property
     def measured_again(self) -> bool:

@@ -62,10 +62,10 @@ def _after_export(tuning: Tuning, cancel: threading.Event) -> Moved | None:
             )  # fmt: skip
         except Abandoned:
             return None
-    if timed is None:  # the export failed (its warning said why): torch stays
-        return Moved(replace(tuning, course=Course()))
+    if timed is None:  # the export failed (its warning said why): torch stays, as it ran
+        return Moved(replace(tuning, course=tuning.course.without_export()))
     model, on_them = timed
-    code, compare_after = export.settings.code, tuning.course.measure
+    code, compare_after = export.settings.code, tuning.course.compare_after
     if compare_after is not None:
         _LOGGER.info(
             "The %s model's graphs run (%s): compared with torch now (--runtime auto)",
@@ -81,9 +81,9 @@ def _with_graphs(measure: Remeasurement, model: Runtime) -> Course:
     """`--runtime auto` once the export is done: `model` (on the graphs) joins the comparison
     with torch, run when idle."""
     configs = measure.configs
-    graphs = next(config for config in configs if config.runtime is model.kind)
-    if model.int8 != graphs.quantize:  # the gate refused int8 here: the fp32 graphs compared
-        configs[configs.index(graphs)] = graphs = replace(graphs, quantize=model.int8)
+    index = next(n for n, config in enumerate(configs) if config.runtime is model.kind)
+    # at the precision the graphs run: fp32 where the gate refused int8 here
+    configs[index] = graphs = replace(configs[index], quantize=model.int8)
     measure.variants[graphs.variant] = model
     return Course.comparing(measure)
 
@@ -95,8 +95,8 @@ def _measured_again(tuning: Tuning, cancel: threading.Event) -> Moved | None:
     if result is None:
         return None
     model, now = _retuned(tuning, measure, result)
-    runtime = now.settings.runtime
-    if runtime is not None and runtime is not tuning.settings.runtime:
+    runtime = result.choice.config.runtime
+    if runtime is not tuning.settings.runtime:
         _LOGGER.info(
             "The %s model now runs on %s (chosen by --runtime auto)%s",
             now.settings.code,

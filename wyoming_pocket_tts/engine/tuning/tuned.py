@@ -55,7 +55,7 @@ from ..onnx.first_build import GraphsUnavailable, graphs_now
 from ..runtime import RuntimeKind, generation
 from . import timing
 from .comparison import Remeasurement, compare, figures_text
-from .course import Course, Phase
+from .course import Course
 from .decisions import DecisionStore, host_key
 from .rule import Choice, Config, Variant
 from .timing import (
@@ -105,7 +105,7 @@ class Tuning:
     @property
     def provisional(self) -> bool:
         """The decision may change when measured again (provisional, or compared with torch)."""
-        return self.course.phase in (Phase.PROVISIONAL, Phase.COMPARING)
+        return self.course.measure is not None
 
 
 def candidates(settings: ModelSettings) -> list[Config]:
@@ -145,7 +145,7 @@ def load_tuned_model(settings: ModelSettings, data_dir: Path | None) -> tuple[Ru
     model, tuning = _load_torch(settings, data_dir)
     if export is not None:  # after the torch model's timing, which it would disturb
         export.start()
-        tuning = replace(tuning, course=Course.exporting(export))
+        tuning = replace(tuning, course=Course.exporting(export, tuning.course))
     return model, tuning
 
 
@@ -204,7 +204,7 @@ def _load_auto(settings: ModelSettings, data_dir: Path | None) -> tuple[Runtime,
     export.start()  # after the torch model's timing, which it would disturb
     variants: dict[Variant, Runtime] = {serving.variant: model}
     runtimes = Remeasurement(variants, [serving, graphs], timing.FRAMES, ROUNDS, store, key)
-    return model, replace(tuning, course=Course.exporting(export, compare_after=runtimes))
+    return model, replace(tuning, course=Course.exporting(export, tuning.course, runtimes))
 
 
 def _load_torch(settings: ModelSettings, data_dir: Path | None) -> tuple[Runtime, Tuning]:

@@ -20,6 +20,7 @@ from ...settings import ModelSettings
 from ...voices.catalog import VoiceKind, voice_kind
 from ...voices.cloning import VoiceCloningUnavailable
 from ..child_process import (
+    QUEUE,
     Child,
     ChildFailed,
     Ending,
@@ -41,7 +42,8 @@ class VoiceEncodingFailed(RuntimeError):
 
 
 def in_child(settings: ModelSettings, source: str | Path, truncate: bool, name: str) -> State:
-    """The state of a voice of the model of `settings`, made by a child process (`main`).
+    """The state of a voice of the model of `settings`, made by a child process (`main`), once
+    the heavy child before it has ended (`child_process.QUEUE`).
     `VoiceCloningUnavailable` if the child's weights cannot clone, `VoiceEncodingFailed` with
     its reason for any other failure."""
     with tempfile.TemporaryDirectory(prefix="pocket-tts-voice-") as folder:
@@ -49,7 +51,8 @@ def in_child(settings: ModelSettings, source: str | Path, truncate: bool, name: 
         arguments = [*model_args(settings), "--source", str(source)]
         arguments += ["--out", str(out), "--name", name, *(["--truncate"] if truncate else [])]
         try:
-            Child(__name__, f"the encoding of voice {name}").run(arguments, TIMEOUT)
+            with QUEUE:  # one heavy child at a time, whichever thread asks
+                Child(__name__, f"the encoding of voice {name}").run(arguments, TIMEOUT)
         except ChildFailed as error:
             if error.ending is Ending.NO_CLONING:
                 raise VoiceCloningUnavailable() from None
