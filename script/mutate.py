@@ -215,8 +215,11 @@ TARGETS: dict[str, Target] = {
             "one_line",
         ),
         (
+            "tests/engine/test_child_runs.py",
             "tests/engine/test_child_conditions.py",
             "tests/engine/test_cloning.py::test_a_voice_child_says_by_its_exit_code_whether_the_weights_cannot_clone",
+            "tests/engine/test_onnx_runtime.py::test_an_export_process_that_fails_leaves_torch_serving_and_is_remembered",
+            "tests/engine/test_without_torch.py::test_a_cut_checkpoint_in_the_hub_cache_is_downloaded_again_and_served",
             "tests/engine/test_onnx_runtime.py::test_an_export_process_past_its_time_is_killed",
             "tests/engine/test_onnx_runtime.py::test_a_child_killed_by_a_signal_ends_as_killed",
             "tests/engine/test_onnx_runtime.py::test_a_server_that_stops_ends_its_export_process",
@@ -307,6 +310,23 @@ EQUIVALENT: dict[str, str] = {
     ),
     "first_build: _forget_a_failure: True -> False": (
         "rmtree of a folder the server made and holds a file in: no error to ignore"
+    ),
+    "children: Child.run: process.stdin is not None -> process.stdin is None": (
+        "closing the stdin of a child that has ended: only its descriptor, which the Popen"
+        " object's collection closes too (a child that still runs is killed or waited for first)"
+    ),
+    "children: Child.run: process.stdin.close() -> pass": "as above",
+    "children: Child.run: code < 0 -> code <= 0": ("inside `if code != 0`: 0 never gets there"),
+    "children: Child._reason: code < 0 -> code <= 0": "_reason runs for a code other than 0",
+    "children: child_main: why_not is not None -> why_not is None": (
+        "Linux lets a process lower its own priority, so why_not is None on every host the tests"
+        " run on; the mutant adds one line to the server's debug log"
+    ),
+    "children: child_main: print(f'The child runs at normal priority: {why_not}', file=sys.stderr) -> pass": (  # noqa: E501
+        "as above: never reached"
+    ),
+    "children: fail: True -> False": (
+        "flush: the child exits right after, and the interpreter flushes stderr at exit"
     ),
     "first_build: _forget_graphs_that_cannot_clone: True -> False": (
         "rmtree of a graph folder the server built: no error to ignore, as above"
