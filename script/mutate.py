@@ -116,6 +116,7 @@ TARGETS: dict[str, Target] = {
             "tests/engine/test_remeasure.py",
             "tests/engine/test_onnx_runtime.py::test_without_cached_graphs_torch_serves_while_a_child_process_exports",
             "tests/engine/test_onnx_runtime.py::test_an_export_process_that_fails_leaves_torch_serving_and_is_remembered",
+            "tests/engine/test_onnx_runtime.py::test_a_provisional_torch_decision_outlives_a_failed_export",
             "tests/engine/test_onnx_runtime.py::test_auto_times_the_graphs_against_torch_when_idle_and_the_next_start_keeps_the_choice",
             "tests/engine/test_onnx_runtime.py::test_auto_times_the_graphs_at_the_precision_torch_chose_and_keeps_them",
             "tests/engine/test_runtime_conditions.py::test_a_request_during_the_switch_to_the_graphs_goes_first",
@@ -124,11 +125,12 @@ TARGETS: dict[str, Target] = {
     ),
     "course": Target(
         "wyoming_pocket_tts/engine/tuning/course.py",
-        ("Course.measured_again", "Course.idle_after", "Course.stop"),
+        ("Course.measured_again", "Course.idle_after", "Course.stop", "Course.without_export"),
         (
             "tests/engine/test_remeasure.py",
             "tests/engine/test_onnx_runtime.py::test_without_cached_graphs_torch_serves_while_a_child_process_exports",
             "tests/engine/test_onnx_runtime.py::test_a_server_that_stops_ends_its_export_process",
+            "tests/engine/test_onnx_runtime.py::test_a_provisional_torch_decision_outlives_a_failed_export",
             "tests/server/test_unload.py::test_a_model_whose_graphs_are_being_built_is_not_unloaded",
         ),
         light=False,
