@@ -63,6 +63,18 @@ def test_workflows_pass_actionlint() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def test_the_weekly_mutation_job_runs_every_target_of_script_mutate() -> None:
+    """A module added to `script/mutate` is mutated weekly too (0.10's seven new targets were
+    left out of the workflow's matrix)."""
+    mutation = yaml.safe_load((WORKFLOW.parent / "mutation.yaml").read_text(encoding="utf-8"))
+    matrix = mutation["jobs"]["mutate"]["strategy"]["matrix"]["module"]
+    listed = subprocess.run(
+        [sys.executable, "-c", "import mutate; print(*mutate.TARGETS)"],
+        cwd=ROOT / "script", capture_output=True, text=True, check=True,
+    ).stdout.split()  # fmt: skip
+    assert sorted(matrix) == sorted(listed) and len(matrix) == len(set(matrix))
+
+
 def test_images_build_natively_after_the_tests(
     workflow: dict[Any, Any], config: dict[str, Any]
 ) -> None:
