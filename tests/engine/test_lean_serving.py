@@ -428,6 +428,22 @@ def test_a_new_voice_s_child_waits_for_a_graph_export_child(
     assert log.index("Built the graphs in") < log.index("encoding of voice b runs"), log
 
 
+@pytest.mark.usefixtures("fresh")
+def test_a_server_stopped_while_a_voice_is_encoded_exits_at_once(
+    slim_model: TinyModel, voices: dict[str, Path], cached: Path, tmp_path: Path
+) -> None:
+    """A household restarts the add-on while a new voice is encoded: the server exits within
+    its stop's bound, not after the child (up to `encoder.TIMEOUT`, 10 minutes); the making
+    thread is a daemon (`voice_states.making`). The child is frozen meanwhile, so it cannot
+    end first."""
+    args = new_voices_args(slim_model, voices, cached, tmp_path)
+    with ServerProcess(args, tmp_path / "server.log") as server, ThreadPoolExecutor(1) as pool:
+        server.wait_for_log("Ready")
+        pool.submit(asyncio.run, synthesize(server.port, TEXT, "b"))
+        with frozen(child_pid(server, "b")):
+            assert server.stop(timeout=30) == 0
+
+
 def new_voices_args(
     model: TinyModel, voices: dict[str, Path], cached: Path, tmp_path: Path
 ) -> list[str]:
