@@ -20,6 +20,7 @@ import torch
 from testkit.model_factory import TinyModel
 from wyoming_pocket_tts.engine.serving import pool as models_module
 from wyoming_pocket_tts.engine.serving.pool import ModelPool, ModelUnavailable
+from wyoming_pocket_tts.engine.tuning.course import Course
 from wyoming_pocket_tts.settings import EngineSettings, ModelSettings
 from wyoming_pocket_tts.voices.catalog import LoadFailures
 
@@ -134,6 +135,7 @@ def test_unloading_a_model_stops_its_graph_export(tiny_model: TinyModel) -> None
 
     pool = pool_of(tiny_model, 1, "en", "fr")
     english = pool.get("en")
-    english.tuning = dataclasses.replace(english.tuning, export=cast("Any", Export()))
+    exporting = Course.exporting(cast("Any", Export()), english.tuning.course)
+    english.tuning = dataclasses.replace(english.tuning, course=exporting)
     pool.get("fr")
     assert pool.loaded() == ["fr"] and Export.stopped == 1
