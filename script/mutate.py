@@ -320,6 +320,11 @@ EQUIVALENT: dict[str, str] = {
         " object's collection closes too (a child that still runs is killed or waited for first)"
     ),
     "children: Child.run: process.stdin.close() -> pass": "as above",
+    "children: Child.run: process.kill() -> pass": (
+        "one of the two kills: the one for a stop that lands between the check before the child"
+        " starts and its start, a window no test can place a stop in (the timeout's kill is"
+        " tested: tests/engine/test_child_runs.py)"
+    ),
     "children: Child.run: code < 0 -> code <= 0": ("inside `if code != 0`: 0 never gets there"),
     "children: Child._reason: code < 0 -> code <= 0": "_reason runs for a code other than 0",
     "children: child_main: why_not is not None -> why_not is None": (

@@ -103,6 +103,8 @@ class Child:
         """Run the child with `arguments` until it ends; `ChildFailed` if it fails, outlives
         `timeout` seconds or is stopped. Its stderr lines go to the debug log, but for the
         warnings of this package's own modules (`OWN_WARNING`), logged as warnings."""
+        if self._stopped.is_set():  # stopped while it waited for its turn: never started
+            raise ChildFailed(f"{self._what} was stopped", Ending.STOPPED)
         command = [sys.executable, "-m", self._module, *arguments]
         with tempfile.TemporaryFile() as errors:
             process = subprocess.Popen(
@@ -113,7 +115,7 @@ class Child:
             _LOGGER.info(
                 "%s runs in a separate process (pid %d)", _capital(self._what), process.pid
             )
-            if self._stopped.is_set():
+            if self._stopped.is_set():  # stopped while it was being started
                 process.kill()
             try:
                 code = process.wait(timeout)
