@@ -10,9 +10,11 @@ to them. Its data folder then holds the graphs the other tests start from (copie
 from __future__ import annotations
 
 import asyncio
+import logging
 import shutil
 import threading
 from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +37,7 @@ from wyoming_pocket_tts.engine.onnx.graphs import Graphs
 from wyoming_pocket_tts.engine.onnx.lean import LeanModel
 from wyoming_pocket_tts.engine.tuning import idle
 from wyoming_pocket_tts.engine.tuning.course import Phase
+from wyoming_pocket_tts.engine.tuning.tuned import Tuning
 from wyoming_pocket_tts.http.studio import StudioSettings
 from wyoming_pocket_tts.settings import ModelSettings
 
@@ -63,6 +66,8 @@ class FirstStart:
     frames_of_the_switch: int
     """Frames the LM graph ran for the switch that completed afterwards (its warm-up, timing)."""
     runtime_after: str
+    phase_when_told: Phase | None
+    """The model's phase as the log said it now runs on the graphs (None: it never said)."""
 
 
 @pytest.fixture(scope="module")
@@ -80,6 +85,7 @@ def first_start(
     real_on_graphs = idle.on_graphs
     switching, arrived = threading.Event(), threading.Event()
     gated: list[bool] = []
+    told: list[Phase] = []
 
     def gate(*call_args: Any, **kwargs: Any) -> Any:
         if not gated:  # the first switch waits until the test's request has arrived
@@ -99,6 +105,7 @@ def first_start(
                 arrived.set()
 
             engine.scheduler.admit = admitted  # type: ignore[method-assign]
+            idle_log.addHandler(_Told(lambda: engine.tuning, told))
             entry = await status(studio)
             page = await status_model_row(studio.url, PREPARING) if has_chromium() else None
             assert engine.tuning.course.phase is Phase.EXPORTING, (
@@ -118,14 +125,34 @@ def first_start(
             assert tuning is not None
             return FirstStart(
                 data, entry, page, reply, asked, len(frames) - before - asked,
-                tuning.settings.runtime,
+                tuning.settings.runtime, told[0] if told else None,
             )  # fmt: skip
 
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(graph_export, "POLL", 0.5)  # the engine's idle wait before it switches
-        patch.setattr(idle, "on_graphs", gate)
-        with counted_frames(patch) as frames:
-            return asyncio.run(scenario(frames))
+    idle_log = logging.getLogger(idle.__name__)
+    level, handlers = idle_log.level, list(idle_log.handlers)
+    idle_log.setLevel(logging.INFO)
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(graph_export, "POLL", 0.5)  # the engine's idle wait before it switches
+            patch.setattr(idle, "on_graphs", gate)
+            with counted_frames(patch) as frames:
+                return asyncio.run(scenario(frames))
+    finally:  # the spy leaves with the fixture
+        idle_log.handlers = handlers
+        idle_log.setLevel(level)
+
+
+class _Told(logging.Handler):
+    """Notes the model's phase at the moment the log says it now runs on the graphs."""
+
+    def __init__(self, tuning: Callable[[], Tuning | None], told: list[Phase]) -> None:
+        super().__init__(logging.INFO)
+        self._tuning, self._told = tuning, told
+
+    def emit(self, record: logging.LogRecord) -> None:
+        tuning = self._tuning()
+        if "now runs on ONNX Runtime" in record.getMessage() and tuning is not None:
+            self._told.append(tuning.course.phase)
 
 
 def test_the_studio_shows_graphs_being_prepared_under_runtime_onnx(first_start: FirstStart):
@@ -157,6 +184,13 @@ def test_a_request_during_the_switch_to_the_graphs_goes_first(first_start: First
     asked, switch = first_start.frames_for_the_request, first_start.frames_of_the_switch
     assert switch > 0 and asked < switch, (asked, switch)
     assert first_start.runtime_after == "onnx"
+
+
+def test_the_log_says_the_graphs_serve_once_they_do(first_start: FirstStart):
+    """Guards the break: the switch to the graphs logged before the engine applies it (CI,
+    2026-12-05: `/health` still said "building graphs" after the log's line, on a loaded
+    host). When the line is logged the model's course must have settled."""
+    assert first_start.phase_when_told is Phase.SETTLED
 
 
 def graph_data(first_start: FirstStart, tmp_path: Path) -> Path:

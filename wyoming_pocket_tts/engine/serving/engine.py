@@ -162,8 +162,10 @@ class Engine:
             return False
         if moved.model is None:
             loaded.tuning = moved.tuning
+            moved.tell()
             return True
         self.models.retune(loaded, moved.model, moved.tuning)
+        moved.tell()
         log_speed_verdict(moved.tuning)
         self._warm_voices(loaded)
         return True

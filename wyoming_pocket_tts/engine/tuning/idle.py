@@ -31,10 +31,18 @@ _NEXT_START = (
 @dataclass(frozen=True)
 class Moved:
     """What an idle step changed: the tuning, and the model that serves from now on (its voice
-    states start over where the runtime or precision changed), or None: the same model."""
+    states start over where the runtime or precision changed), or None: the same model; `news`
+    is the log's line for it."""
 
     tuning: Tuning
     model: Runtime | None = None
+    news: str = ""
+
+    def tell(self) -> None:
+        """Log the news; called once the move is applied, so the log never runs ahead of what
+        `/health` and `describe` say."""
+        if self.news:
+            _LOGGER.info("%s", self.news)
 
 
 def on_idle(tuning: Tuning, cancel: threading.Event) -> Moved | None:
@@ -67,14 +75,11 @@ def _after_export(tuning: Tuning, cancel: threading.Event) -> Moved | None:
     model, on_them = timed
     code, compare_after = export.settings.code, tuning.course.compare_after
     if compare_after is not None:
-        _LOGGER.info(
-            "The %s model's graphs run (%s): compared with torch now (--runtime auto)",
-            code,
-            on_them.speed,
-        )
-        return Moved(replace(tuning, course=_with_graphs(compare_after, model)))
-    _LOGGER.info("The %s model now runs on ONNX Runtime (%s)%s", code, export.runs, _NEXT_START)
-    return Moved(on_them, model)
+        news = f"The {code} model's graphs run ({on_them.speed}): compared with torch now"
+        course = _with_graphs(compare_after, model)
+        return Moved(replace(tuning, course=course), news=f"{news} (--runtime auto)")
+    news = f"The {code} model now runs on ONNX Runtime ({export.runs}){_NEXT_START}"
+    return Moved(on_them, model, news)
 
 
 def _with_graphs(measure: Remeasurement, model: Runtime) -> Course:
@@ -96,14 +101,11 @@ def _measured_again(tuning: Tuning, cancel: threading.Event) -> Moved | None:
         return None
     model, now = _retuned(tuning, measure, result)
     runtime = result.choice.config.runtime
-    if runtime is not tuning.settings.runtime:
-        _LOGGER.info(
-            "The %s model now runs on %s (chosen by --runtime auto)%s",
-            now.settings.code,
-            runtime.name_in_logs,
-            _NEXT_START if runtime.without_torch else "",
-        )
-    return Moved(now, model)
+    if runtime is tuning.settings.runtime:
+        return Moved(now, model)
+    news = f"The {now.settings.code} model now runs on {runtime.name_in_logs}"
+    after = _NEXT_START if runtime.without_torch else ""
+    return Moved(now, model, f"{news} (chosen by --runtime auto){after}")
 
 
 def _retuned(
