@@ -13,8 +13,8 @@ import asyncio
 import logging
 import shutil
 import threading
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
