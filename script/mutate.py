@@ -206,7 +206,7 @@ TARGETS: dict[str, Target] = {
         light=False,
     ),
     "children": Target(
-        "wyoming_pocket_tts/engine/child_process.py",
+        "wyoming_pocket_tts/engine/children/process.py",
         (
             "Child.run",
             "Child.stop",

@@ -1,4 +1,4 @@
-"""The conditions every heavy child runs under (`engine.child_process`), held while it works:
+"""The conditions every heavy child runs under (`engine.children.process`), held while it works:
 nice 19, first in line for the out-of-memory killer (`oom_score_adj` 1000), and an exit as
 soon as its server goes (its stdin closes). The graph build of 0.10 ends within a second or
 two at the test models' size, before a sample could see it, so each child here is held at its
@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from testkit.model_factory import TinyModel
-from wyoming_pocket_tts.engine.child_process import child_env
-from wyoming_pocket_tts.engine.onnx.child import CHILD as BUILD_CHILD
-from wyoming_pocket_tts.engine.voice_states import encoder
+from wyoming_pocket_tts.engine.children import voice as voice_child
+from wyoming_pocket_tts.engine.children.graphs import CHILD as BUILD_CHILD
+from wyoming_pocket_tts.engine.children.process import child_env
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -76,6 +76,6 @@ def test_a_voice_encoding_runs_last_in_line_first_to_go_and_ends_with_its_server
 ) -> None:
     prompt = tmp_path / "voice.wav"
     os.mkfifo(prompt)
-    command = [sys.executable, "-m", encoder.__name__, "--config", str(slim_model.config_path)]
+    command = [sys.executable, "-m", voice_child.__name__, "--config", str(slim_model.config_path)]
     command += ["--source", str(prompt), "--out", str(tmp_path / "state.safetensors")]
     assert held_then_ended(command) == (19, 1000)

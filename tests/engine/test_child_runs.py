@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from wyoming_pocket_tts.engine.child_process import Child, ChildFailed, Ending
+from wyoming_pocket_tts.engine.children.process import Child, ChildFailed, Ending
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -28,7 +28,7 @@ from testkit.support import (
     synthesize,
     synthesize_streamed,
 )
-from wyoming_pocket_tts.engine.voice_states import encoder
+from wyoming_pocket_tts.engine.children import voice as voice_child
 from wyoming_pocket_tts.engine.voice_states.store import VoiceStateStore
 from wyoming_pocket_tts.settings import ModelSettings
 from wyoming_pocket_tts.voices.cloning import MODEL_PAGE, VoiceCloningUnavailable
@@ -186,17 +186,17 @@ def test_a_voice_child_says_by_its_exit_code_whether_the_weights_cannot_clone(
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
 ) -> None:
-    """The child that encodes a voice for graphs without an encoder (`encoder.in_child`): on
+    """The child that encodes a voice for graphs without an encoder (`voice_child.in_child`): on
     the weights without cloning, its exit code (not its text) makes it the clear refusal; on
     the cloning weights, a file that is no audio is a failure with the child's reason."""
     settings = ModelSettings(model=LANGUAGE, config=None)
     for name, value in without_cloning.items():
         monkeypatch.setenv(name, value)  # the child's environment is this process's
     with pytest.raises(VoiceCloningUnavailable):
-        encoder.in_child(settings, household.me, True, "me")
+        voice_child.in_child(settings, household.me, True, "me")
     for name, value in with_cloning.items():
         monkeypatch.setenv(name, value)
     noise = tmp_path / "noise.wav"
     noise.write_bytes(bytes(range(256)) * 8)
-    with pytest.raises(encoder.VoiceEncodingFailed, match="noise"):
-        encoder.in_child(settings, noise, True, "noise")
+    with pytest.raises(voice_child.VoiceEncodingFailed, match="noise"):
+        voice_child.in_child(settings, noise, True, "noise")

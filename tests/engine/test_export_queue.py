@@ -1,4 +1,4 @@
-"""Graph exports queue (`child_process.QUEUE`): two models (two languages) with graphs pending
+"""Graph exports queue (`children.process.QUEUE`): two models (two languages) with graphs pending
 export one after the other, never two children at once; an export that is killed (as the kernel
 kills a process out of memory) is one warning line, torch serves on, and the next export runs.
 

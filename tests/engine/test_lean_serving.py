@@ -4,7 +4,7 @@ The slim model's graphs (fp32 and int8) are exported once into a data folder, wh
 finds them as a later start would (`cached`). The servers here are fresh interpreters, not forks
 of the tests' zygote (which has torch imported); a prelude reports, as the process exits, whether
 torch or pocket-tts was ever imported. New voices are encoded by a child process
-(`voice_states.encoder`); a voice state saved by one runtime is read by the other.
+(`children.voice`); a voice state saved by one runtime is read by the other.
 """
 
 from __future__ import annotations
@@ -396,7 +396,7 @@ def test_a_new_voice_s_child_waits_for_a_graph_export_child(
     cached: Path,
     tmp_path: Path,
 ) -> None:
-    """One heavy child at a time, whatever its work (`child_process.QUEUE`, issue 61 step 4):
+    """One heavy child at a time, whatever its work (`children.process.QUEUE`, issue 61 step 4):
     an export and a voice's encoding each peak far above serving. `en` serves on its cached
     graphs (no voice encoder: a new voice is a child's), `fr` on torch while its graphs are
     exported by a child. While that child is frozen, `en`'s new voice `b` (not among the
@@ -433,7 +433,7 @@ def test_a_server_stopped_while_a_voice_is_encoded_exits_at_once(
     slim_model: TinyModel, voices: dict[str, Path], cached: Path, tmp_path: Path
 ) -> None:
     """A household restarts the add-on while a new voice is encoded: the server exits within
-    its stop's bound, not after the child (up to `encoder.TIMEOUT`, 10 minutes); the making
+    its stop's bound, not after the child (up to `children.voice.TIMEOUT`, 10 minutes); the making
     thread is a daemon (`voice_states.making`). The child is frozen meanwhile, so it cannot
     end first."""
     args = new_voices_args(slim_model, voices, cached, tmp_path)

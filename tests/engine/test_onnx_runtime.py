@@ -46,7 +46,8 @@ from testkit.support import (
 from tests.conftest import model_args
 from tests.engine.test_remeasure import provisional_decision
 from tests.studio_support import running_studio, status, until
-from wyoming_pocket_tts.engine.child_process import Child, ChildFailed, Ending, child_env
+from wyoming_pocket_tts.engine.children import graphs as export_process
+from wyoming_pocket_tts.engine.children.process import Child, ChildFailed, Ending, child_env
 from wyoming_pocket_tts.engine.model.int8 import (
     int8_unavailable,
     is_mimi_decoder_int8,
@@ -55,7 +56,6 @@ from wyoming_pocket_tts.engine.model.int8 import (
 from wyoming_pocket_tts.engine.model.runtime import TorchRuntime
 from wyoming_pocket_tts.engine.onnx import background as graph_export
 from wyoming_pocket_tts.engine.onnx import cache as runtime
-from wyoming_pocket_tts.engine.onnx import child as export_process
 from wyoming_pocket_tts.engine.onnx.lean import LeanModel
 from wyoming_pocket_tts.engine.onnx.runners import LMRunner
 from wyoming_pocket_tts.engine.runtime import samples

@@ -30,8 +30,8 @@ from testkit.zygote import FORK_ENV
 from tests.conftest import model_args
 from tests.server.test_downloads import FakeHub
 from tests.server.test_offline_start import QUICK_RETRIES, WAITING
+from wyoming_pocket_tts.engine.children.graphs import ExportFailed, ExportProcess
 from wyoming_pocket_tts.engine.onnx.cache import FAILED, graph_folder, remember_failure
-from wyoming_pocket_tts.engine.onnx.child import ExportFailed, ExportProcess
 from wyoming_pocket_tts.engine.onnx.graphs import VOICE
 from wyoming_pocket_tts.settings import ModelSettings
 
@@ -166,7 +166,7 @@ REPO = "kyutai/pocket-tts"
 """The repo of `LANGUAGE`'s checkpoint (the weights that clone voices)."""
 MODEL = "model.safetensors"
 REDOWNLOAD = re.compile(
-    r"^[\d-]+ [\d:,]+ WARNING wyoming_pocket_tts\.engine\.child_process: Process \d+: "
+    r"^[\d-]+ [\d:,]+ WARNING wyoming_pocket_tts\.engine\.children\.process: Process \d+: "
     rf"WARNING wyoming_pocket_tts\.downloads: Downloading hf://{REPO}/languages/{LANGUAGE}/"
     rf"{MODEL}@\w+ again: \S+/{MODEL}: cut short, tensor '[\w.]+' ends past its end$",
     re.MULTILINE,

@@ -10,8 +10,9 @@ Rooms:
   run by a loop of our own without torch.
 - `model/`: pocket-tts's model as we load and change it, behind the seam (the torch runtime).
 - `voice_states/`: voice states made, cached in memory and on disk, and their loudness.
+- `children/`: work that peaks far above serving, run in a child process, one at a time.
 Modules: `runtime.py`, the seam (what a runtime must provide, and the runtimes' kinds: a new
 runtime is a room and a `RuntimeKind` member); `identity.py`, which model a cached thing belongs
 to; `model_files.py`, the files a model is made of, fetched without pocket-tts; `chunking.py`, a
-piece bounded to what the engine speaks at once; `child_process.py`, work run in a child
-process. Circles between rooms are refused by `script/layout.py`."""
+piece bounded to what the engine speaks at once. Circles between rooms are refused by
+`script/layout.py`."""

@@ -9,7 +9,7 @@ layers (`layers.py`, `transformer.py`, `flow_head.py`, `convs.py`): the LM's ste
 frame's input (`frame.py`), Mimi's decoder (`mimi.py`) and its encoder for cloning
 (`encoder.py`); the int8 LM and Mimi write their linear layers in int8 as they are built
 (`int8.py`). `child.py` is the child process that makes a model's graphs for the server
-(`onnx.child` starts it).
+(`children.graphs` starts it).
 """
 
 from .checkpoint import CheckpointCut, CheckpointError

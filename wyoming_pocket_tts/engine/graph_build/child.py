@@ -1,5 +1,5 @@
 """The child that makes a model's graphs: `python -m wyoming_pocket_tts.engine.graph_build.child
-FOLDER [--int8]`, started by `onnx.child.ExportProcess`.
+FOLDER [--int8]`, started by `children.graphs.ExportProcess`.
 
 The graphs are built from the checkpoint (`folder.build`: numpy and onnx, a few seconds and
 some hundred MiB at full size), or, for a config whose weights come apart
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...settings import ModelSettings
-from ..child_process import add_model_args, child_main, fail
+from ..children.process import add_model_args, child_main, fail
 
 if TYPE_CHECKING:
     from ..model_files import Sources

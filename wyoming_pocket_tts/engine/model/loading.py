@@ -1,8 +1,8 @@
 """pocket-tts's model as the server runs it: loaded (fp32, or int8 with Mimi's decoder too) and
 given the faster equivalents of the same audio.
 
-Used by `tuning` (which decides how to load), the export's child (`onnx/child.py`) and the
-voice encoder's (`voice_states/encoder.py`).
+Used by `tuning` (which decides how to load), the build child (`graph_build/child.py`) and the
+voice encoder's (`children/voice.py`).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ peak (1,218 MiB of the child's 1,218, 2026-12-02, 2-vCPU host). Inside `one_copy
 random initialisation does not run (the weights stay untouched, not resident) and the load
 takes the checkpoint's tensors in place of them (`load_state_dict(assign=True)`, cast to the
 dtype the model declared, as the copy would): 807 MiB. The weights are the checkpoint's either
-way. Only for a process that does nothing else (`onnx.child`, `voice_states.encoder`): it
+way. Only for a process that does nothing else (`graph_build.child`, `children.voice`): it
 patches torch process-wide.
 """
 

@@ -3,7 +3,7 @@ while torch serves.
 
 An export takes a minute or more of CPU at full size (`onnx.cache`), far beyond the seconds a start
 may take. So the model starts on torch, and a child process at the lowest CPU priority exports
-the graphs (`onnx.child`: tracing in the serving process broke its requests). A thread of
+the graphs (`children.graphs`: tracing in the serving process broke its requests). A thread of
 the server waits for it, then loads the graphs' own loop on them (`onnx.lean`), from the cache
 (or from a temporary folder, removed once the sessions are loaded, without a data folder). When
 it is done, the engine thread switches to it at its next idle moment (`tuning.idle`,
@@ -13,7 +13,7 @@ which loads the cached graphs alone. A failure is the usual one warning line, re
 the cache like any other (an export killed, as the kernel kills a process out of memory, says
 so in that line); torch keeps serving.
 
-Exports queue with every heavy child (`child_process.QUEUE`): one at a time in the server, each
+Exports queue with every heavy child (`children.process.QUEUE`): one at a time in the server, each
 export with the load of its graphs after it, so two models' exports (two languages), or an
 export and a voice's encoding, never add their peaks, nor the next child's peak the previous
 graphs' load.
@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING
 
 from ...host import lowest_priority
 from ...settings import ModelSettings
-from ..child_process import QUEUE, Ending
+from ..children.graphs import ExportFailed, ExportProcess
+from ..children.process import QUEUE, Ending
 from .cache import (
     TEMPORARY_PREFIX,
     graph_folder,
@@ -40,7 +41,6 @@ from .cache import (
     remember_failure,
     warn_torch,
 )
-from .child import ExportFailed, ExportProcess
 
 if TYPE_CHECKING:
     from .lean import LeanModel

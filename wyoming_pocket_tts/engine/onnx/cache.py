@@ -1,6 +1,6 @@
 """`--runtime onnx`: the model served on ONNX graphs, made once on this host.
 
-The graphs are built from the checkpoint at the first start (`onnx.child`, `graph_build`), and
+The graphs are built from the checkpoint at the first start (`children.graphs`, `graph_build`), and
 kept under `<data dir>/graphs/`, keyed by the model's identity and the versions of onnx and
 onnxruntime (and `GRAPHS_VERSION`, of the code that makes them): a change in any of them makes
 them again. The log says how long it took. Without a data folder the graphs are made in a
@@ -112,7 +112,7 @@ def graphs_label(int8: bool) -> str:
 def lean_model(settings: ModelSettings, folder: Path, int8: bool, threads: int) -> LeanModel | None:
     """The model on its graphs in `folder` alone (`onnx.lean`: no torch needed), or None when
     it cannot run so (one warning line says why). The graphs are never exported in this
-    process (`onnx.child` does that). A failure other than a missing onnxruntime is remembered
+    process (`children.graphs` does that). A failure other than a missing onnxruntime is remembered
     in `folder` for these versions (`FAILED`), so later starts skip it. int8 that the gate
     refused on this host (`int8_gate`) runs as fp32, with a warning line and
     `LeanModel.int8_refused` saying why."""
@@ -182,7 +182,7 @@ def prepare_graphs(model: TTSModel, folder: Path, int8: bool) -> Graphs:
     """The graphs in `folder`, exported from `model` (and for `int8` quantised) now where they
     are not. Exporting empties `model` stage by stage (`onnx.export.export`) and traces it with
     torch.fx, which patches every module's call in the process: only for a process that serves
-    nothing (`onnx.child`'s child; quantising alone traces nothing, `prepare_int8`)."""
+    nothing (`graph_build.child`; quantising alone traces nothing, `prepare_int8`)."""
     started, cpu = time.monotonic(), time.process_time()
     graphs = exported_graphs(folder)
     if graphs is not None and (not int8 or graphs.has_int8 or refused(folder)):

@@ -5,8 +5,8 @@ Without torch nothing else can speak while the graphs are made, and they take se
 tokenizer are fetched here first (`model_files.sources`), on the caller's thread, so that a
 missing network is the caller's usual error (waited out and tried again: `engine.serving`),
 never a child's failure remembered with the cache. The build itself runs in the child
-(`onnx.child` starts `graph_build.child`: its peak goes with it), one heavy child at a time
-(`child_process.QUEUE`). A failure is written into the cache folder, as where torch
+(`children.graphs` starts `graph_build.child`: its peak goes with it), one heavy child at a time
+(`children.process.QUEUE`). A failure is written into the cache folder, as where torch
 serves, but with nothing else to speak it is not kept past the next start: that start builds
 again (a build the kernel killed for memory another process held, say, may succeed then).
 Graphs built from the weights without voice cloning (no Hugging Face token at that start) are
@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...settings import ModelSettings
-from ..child_process import QUEUE
+from ..children.graphs import ExportProcess
+from ..children.process import QUEUE
 from .cache import FAILED, TEMPORARY_PREFIX, graph_folder, needs_export, remember_failure
-from .child import ExportProcess
 from .graphs import SPEECH
 from .loop_settings import LoopSettings
 

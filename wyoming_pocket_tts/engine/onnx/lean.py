@@ -6,7 +6,7 @@ tokens), whether its weights clone voices (recorded with the graphs), and voice 
 ones read with safetensors' numpy API (`voice_states.state_file`), built-in names' fetched as
 pocket-tts fetches them, and audio prompts encoded by Mimi's encoder graph and the LM graph
 (`voice_encoding`); graphs exported without that encoder (split weights) leave new voices to a
-child process in torch (`voice_states.encoder`).
+child process in torch (`children.voice`).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from ...settings import ModelSettings
 from ...voices.builtin import builtin_source
 from ...voices.catalog import VoiceKind, is_audio_prompt, voice_kind
 from ...voices.cloning import VoiceCloningUnavailable
+from ..children.voice import in_child
 from ..runtime import Piece, RuntimeKind, State
-from ..voice_states.encoder import in_child
 from ..voice_states.state_file import read_state
 from .graphs import VOICE, Graphs
 from .loop import GraphSpeech

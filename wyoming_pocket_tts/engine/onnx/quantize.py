@@ -1,7 +1,7 @@
 """ONNX Runtime's int8 of the exported graphs, made from their files without torch.
 
 `with_int8` runs in the export's child after the fp32 export, in a process without torch
-(`onnx.child` replaces itself for it), or alone where only the int8 graphs are missing.
+(`graph_build.child` replaces itself for it), or alone where only the int8 graphs are missing.
 ONNX Runtime's `quantize_dynamic` copies the whole model twice to refresh its shape
 information (`ONNXQuantizer`: a deep copy saved and loaded again): at `english` shapes the LM's
 quantisation peaked at 1,195 MiB. `_lean_shape_inference` infers the same shapes from the graph

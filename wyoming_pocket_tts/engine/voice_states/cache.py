@@ -7,7 +7,7 @@ generation (`copy_state=True`), so cached states are never mutated. Each cached 
 carries the gain that brings it to the target loudness (see `audio.loudness`).
 
 Where a new voice's state is a child process's work (`Runtime.voices_in_child`: the graphs
-alone, `encoder.in_child`), `waiting` starts it off the engine thread (`making`) and says
+alone, `children.voice.in_child`), `waiting` starts it off the engine thread (`making`) and says
 whether it still runs, so that the engine serves other requests meanwhile; `get` takes the
 state made, then measures it here, on the engine thread, which owns the model. Two requests
 for one voice share its child.

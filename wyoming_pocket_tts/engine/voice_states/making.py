@@ -1,14 +1,14 @@
 """Voice states made off the engine thread: a child process's work, one child at a time.
 
 On the graphs alone (`onnx.lean`) a new voice's state is made by a child process
-(`encoder.in_child`): seconds on a fast host, far longer on a small board. `VoiceMaking` runs
+(`children.voice.in_child`): seconds on a fast host, far longer on a small board. `VoiceMaking` runs
 that wait on a thread of its own and hands back a future, so the engine thread serves the other
 listeners meanwhile; `made` is called as each ends (the engine's scheduler wakes for the
 requests that waited for it). Children run one at a time, as every heavy child of the server
-(`encoder.in_child` waits for `child_process.QUEUE`): each loads the model in torch, and two at
+(`in_child` waits for `children.process.QUEUE`): each loads the model in torch, and two at
 once could exhaust a small board's memory. The threads are daemons, as the engine's is: at
 shutdown the process exits without waiting, and a running child ends with it
-(`child_process.end_with_parent`).
+(`children.process.end_with_parent`).
 """
 
 from __future__ import annotations

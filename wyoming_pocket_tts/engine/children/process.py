@@ -2,7 +2,7 @@
 
 The graphs' build (`graph_build.child`: the checkpoint read, the int8 graphs quantised and
 measured; for split weights torch's export) and, where the graphs have no voice encoder, the
-encoding of a new voice (`voice_states.encoder`, in torch) peak far above what serving needs,
+encoding of a new voice (`voice`, in torch) peak far above what serving needs,
 and torch's tracing patches the whole process. Each runs
 as `python -m <module> ...` at nice 19 (`host.lowest_priority`), the first process the kernel
 ends when memory runs out (`host.first_to_go`), both set by the child itself, and ends itself
@@ -28,8 +28,8 @@ import tempfile
 import threading
 from pathlib import Path
 
-from ..host import first_to_go, lowest_priority
-from ..settings import ModelSettings
+from ...host import first_to_go, lowest_priority
+from ...settings import ModelSettings
 
 _LOGGER = logging.getLogger(__name__)
 

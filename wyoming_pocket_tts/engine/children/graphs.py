@@ -1,6 +1,6 @@
 """The graphs made in a child process, from the server's side: `ExportProcess` starts
 `python -m wyoming_pocket_tts.engine.graph_build.child` (`CHILD`) and waits for it, on the
-caller's thread; the child (nice 19, ended with the server: `engine.child_process`) writes the
+caller's thread; the child (nice 19, ended with the server: `process`) writes the
 graphs into the folder it is given, exits 0, or 1 with a one-line reason. Its memory goes with
 it.
 """
@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from ...settings import ModelSettings
-from ..child_process import Child, ChildFailed, model_args
+from .process import Child, ChildFailed, model_args
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -1,11 +1,11 @@
 """A voice's state made in a child process, for a runtime that cannot make it in the server's
 (`Runtime.voices_in_child`: the graphs alone have no torch to encode with).
 
-`in_child` runs `python -m wyoming_pocket_tts.engine.voice_states.encoder` at nice 19
-(`engine.child_process`): the child loads the model in torch fp32 (`model.runtime.TorchRuntime`),
-makes the state of a built-in name or an audio prompt and writes it in pocket-tts's layout
-(`state_file`); the server reads it and the child's memory goes with it. A child that fails is
-the voice's error (its reason), and the server serves on.
+`in_child` runs `python -m wyoming_pocket_tts.engine.children.voice` at nice 19
+(`process`): the child loads the model in torch fp32 (`model.runtime.TorchRuntime`), makes
+the state of a built-in name or an audio prompt and writes it in pocket-tts's layout
+(`voice_states.state_file`); the server reads it and the child's memory goes with it. A child
+that fails is the voice's error (its reason), and the server serves on.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from pathlib import Path
 from ...settings import ModelSettings
 from ...voices.catalog import VoiceKind, voice_kind
 from ...voices.cloning import VoiceCloningUnavailable
-from ..child_process import (
+from ..voice_states.state_file import State, read_state, write_state
+from .process import (
     QUEUE,
     Child,
     ChildFailed,
@@ -29,7 +30,6 @@ from ..child_process import (
     fail,
     model_args,
 )
-from .state_file import State, read_state, write_state
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -43,7 +43,7 @@ class VoiceEncodingFailed(RuntimeError):
 
 def in_child(settings: ModelSettings, source: str | Path, truncate: bool, name: str) -> State:
     """The state of a voice of the model of `settings`, made by a child process (`main`), once
-    the heavy child before it has ended (`child_process.QUEUE`).
+    the heavy child before it has ended (`process.QUEUE`).
     `VoiceCloningUnavailable` if the child's weights cannot clone, `VoiceEncodingFailed` with
     its reason for any other failure."""
     with tempfile.TemporaryDirectory(prefix="pocket-tts-voice-") as folder:
