@@ -93,7 +93,7 @@ def models(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[M
     """One model per language, in command-line order; codes must differ; a runtime asked for
     must be installed."""
     if args.runtime != AUTO and not RuntimeKind(args.runtime).installed:
-        parser.error(f"--runtime {args.runtime}: {NOT_INSTALLED[RuntimeKind(args.runtime)]}")
+        parser.error(f"--runtime {args.runtime}: {RuntimeKind(args.runtime).not_installed}")
     models: list[ModelSettings] = []
     for number, (flag, value) in enumerate(args.models or [("--language", ModelSettings().model)]):
         code = args.language_code if number == 0 else None
@@ -131,14 +131,6 @@ def models(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[M
             )
         models.append(model)
     return tuple(models)
-
-
-NOT_INSTALLED = {
-    RuntimeKind.TORCH: "torch is not installed: pip install 'wyoming-pocket-tts[torch]', or "
-    "--runtime auto (the ONNX Runtime graphs, without torch)",
-    RuntimeKind.ONNX: "onnxruntime is not installed (pip install onnxruntime)",
-}
-"""Why a runtime asked for cannot run, and what installs it."""
 
 
 def _config(parser: argparse.ArgumentParser, config: str) -> str:

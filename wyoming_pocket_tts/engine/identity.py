@@ -12,7 +12,6 @@ import yaml
 
 from ..pocket import POCKET_TTS_VERSION, configs_dir
 from ..settings import ModelSettings
-from .runtime import RuntimeKind
 
 _WEIGHT_KEYS = ("weights_path", "weights_path_without_voice_cloning")
 
@@ -25,8 +24,8 @@ def model_identity(settings: ModelSettings) -> str:
     if settings.quantize is None:
         raise ValueError("model_identity needs the resolved quantisation, not auto")
     precision = f"q={settings.quantize}"
-    if settings.quantize and settings.runtime is RuntimeKind.ONNX:
-        precision += " onnx"
+    if settings.quantize and settings.runtime is not None and settings.runtime.own_int8_states:
+        precision += f" {settings.runtime}"  # " onnx": the key states were first saved under
     digest = hashlib.sha256(f"pocket-tts {POCKET_TTS_VERSION} {precision}".encode())
     config = settings.config or str(configs_dir() / f"{settings.model}.yaml")
     if config.startswith(("hf://", "http://", "https://")):

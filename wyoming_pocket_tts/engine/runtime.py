@@ -53,6 +53,21 @@ class RuntimeKind(str, Enum):
         return all(importlib.util.find_spec(name) is not None for name in packages[self])
 
     @property
+    def not_installed(self) -> str:
+        """Why it cannot run where it is not `installed`, and what installs it."""
+        return {
+            RuntimeKind.TORCH: "torch is not installed: pip install 'wyoming-pocket-tts[torch]', "
+            "or --runtime auto (the ONNX Runtime graphs, without torch)",
+            RuntimeKind.ONNX: "onnxruntime is not installed (pip install onnxruntime)",
+        }[self]
+
+    @property
+    def own_int8_states(self) -> bool:
+        """Its int8 voice states are its own, not torch's int8 ones (ONNX Runtime rounds
+        otherwise); fp32 states are shared by every runtime (`identity`)."""
+        return self is not RuntimeKind.TORCH
+
+    @property
     def without_torch(self) -> bool:
         """A server that serves on it alone never imports torch (`test_lean_serving`)."""
         return self is not RuntimeKind.TORCH
