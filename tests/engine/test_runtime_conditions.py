@@ -47,6 +47,8 @@ pytestmark = [pytest.mark.usefixtures("one_torch_thread"), pytest.mark.timeout(4
 
 GATE = 400.0
 """Seconds a test may wait for an export or hold the switch open (bounds, not reached)."""
+TOLD = 60.0
+"""Seconds the log's line may come after the switch (the engine thread logs it next)."""
 PREPARING = "preparing ONNX Runtime graphs in the background"
 """What the studio's status tab says of a model whose graphs are being prepared."""
 
@@ -86,6 +88,7 @@ def first_start(
     switching, arrived = threading.Event(), threading.Event()
     gated: list[bool] = []
     told: list[Phase] = []
+    said = threading.Event()
 
     def gate(*call_args: Any, **kwargs: Any) -> Any:
         if not gated:  # the first switch waits until the test's request has arrived
@@ -105,7 +108,7 @@ def first_start(
                 arrived.set()
 
             engine.scheduler.admit = admitted  # type: ignore[method-assign]
-            idle_log.addHandler(_Told(lambda: engine.tuning, told))
+            idle_log.addHandler(_Told(lambda: engine.tuning, told, said))
             entry = await status(studio)
             page = await status_model_row(studio.url, PREPARING) if has_chromium() else None
             assert engine.tuning.course.phase is Phase.EXPORTING, (
@@ -123,6 +126,7 @@ def first_start(
             )
             tuning = engine.tuning
             assert tuning is not None
+            await asyncio.to_thread(said.wait, TOLD)  # the spy leaves with the fixture
             return FirstStart(
                 data, entry, page, reply, asked, len(frames) - before - asked,
                 tuning.settings.runtime, told[0] if told else None,
@@ -145,14 +149,17 @@ def first_start(
 class _Told(logging.Handler):
     """Notes the model's phase at the moment the log says it now runs on the graphs."""
 
-    def __init__(self, tuning: Callable[[], Tuning | None], told: list[Phase]) -> None:
+    def __init__(
+        self, tuning: Callable[[], Tuning | None], told: list[Phase], said: threading.Event
+    ) -> None:
         super().__init__(logging.INFO)
-        self._tuning, self._told = tuning, told
+        self._tuning, self._told, self._said = tuning, told, said
 
     def emit(self, record: logging.LogRecord) -> None:
         tuning = self._tuning()
         if "now runs on ONNX Runtime" in record.getMessage() and tuning is not None:
             self._told.append(tuning.course.phase)
+            self._said.set()
 
 
 def test_the_studio_shows_graphs_being_prepared_under_runtime_onnx(first_start: FirstStart):
