@@ -280,6 +280,10 @@ TARGETS: dict[str, Target] = {
         (
             "tests/engine/test_onnx_runtime.py::test_a_server_that_stops_ends_its_export_process",
             "tests/server/test_unload.py::test_a_model_whose_graphs_are_being_built_is_not_unloaded",
+            "tests/engine/test_onnx_runtime.py::test_an_export_process_that_fails_leaves_torch_serving_and_is_remembered",
+            "tests/engine/test_onnx_runtime.py::test_without_a_data_folder_the_export_folder_is_temporary",
+            "tests/engine/test_onnx_runtime.py::test_a_graph_that_does_not_load_leaves_a_server_on_torch",
+            "tests/engine/test_export_queue.py",
         ),
         light=False,
     ),
@@ -305,6 +309,14 @@ TARGETS: dict[str, Target] = {
 }
 
 EQUIVALENT: dict[str, str] = {
+    "background: BackgroundExport._run: True -> False": (
+        "two mutants: lowest_priority(thread=False), where Linux's setpriority(PRIO_PROCESS, 0)"
+        " renices the calling thread alone, as the thread's own id does; and rmtree's"
+        " ignore_errors, which only a temporary folder that cannot be removed would tell"
+    ),
+    "background: BackgroundExport._run: why_not is not None -> why_not is None": (
+        "a DEBUG line only: the loading thread's nice refused"
+    ),
     "first_build: graphs_now: atexit.register(partial(shutil.rmtree, folder, ignore_errors=True)) -> pass": (  # noqa: E501
         "only without a data folder, which the server never is (--data-dir defaults to the XDG"
         " cache): the temporary folder of a caller's own build"
