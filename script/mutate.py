@@ -284,6 +284,7 @@ TARGETS: dict[str, Target] = {
             "tests/engine/test_onnx_runtime.py::test_without_a_data_folder_the_export_folder_is_temporary",
             "tests/engine/test_onnx_runtime.py::test_a_graph_that_does_not_load_leaves_a_server_on_torch",
             "tests/engine/test_export_queue.py",
+            "tests/engine/test_int8_gate.py::test_a_server_whose_int8_is_refused_serves_fp32_graphs_and_says_why",
         ),
         light=False,
     ),
