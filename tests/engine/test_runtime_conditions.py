@@ -195,8 +195,9 @@ def test_a_request_during_the_switch_to_the_graphs_goes_first(first_start: First
 
 def test_the_log_says_the_graphs_serve_once_they_do(first_start: FirstStart):
     """Guards the break: the switch to the graphs logged before the engine applies it (CI,
-    2026-12-05: `/health` still said "building graphs" after the log's line, on a loaded
-    host). When the line is logged the model's course must have settled."""
+    2026-12-05: `/health` still said "building graphs" after the log's line; a race, whatever
+    the host's load). When the line is logged the model's course must have settled; what
+    `/health` says then is checked through the real server in `test_lean_serving`."""
     assert first_start.phase_when_told is Phase.SETTLED
 
 
