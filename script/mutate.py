@@ -208,7 +208,9 @@ TARGETS: dict[str, Target] = {
     "children": Target(
         "wyoming_pocket_tts/engine/children/process.py",
         (
+            "Child.__init__",
             "Child.run",
+            "Child._ended_by_bounds",
             "Child.stop",
             "Child._reason",
             "child_main",
@@ -242,6 +244,7 @@ TARGETS: dict[str, Target] = {
             "tests/engine/test_without_torch.py::test_no_network_waits_for_the_cloning_weights_alone_and_logs_each_retry_once",
             "tests/addon/test_docs_walkthrough.py::test_voice_cloning",
             "tests/addon/test_docs_walkthrough.py::test_a_restart_keeps_what_the_household_made",
+            "tests/engine/test_child_conditions.py::test_the_first_build_without_torch_keeps_the_server_s_priority",
         ),
         light=False,
     ),
@@ -334,8 +337,8 @@ EQUIVALENT: dict[str, str] = {
     ),
     "children: Child.run: process.stdin.close() -> pass": "as above",
     "children: Child.run: process.kill() -> pass": (
-        "one of the two kills: the one for a stop that lands between the check before the child"
-        " starts and its start, a window no test can place a stop in (the timeout's kill is"
+        "the kill for a stop that lands between the check before the child starts and its"
+        " start, a window no test can place a stop in (the bounds' kill, in _ended_by_bounds, is"
         " tested: tests/engine/test_child_runs.py)"
     ),
     "children: Child.run: code < 0 -> code <= 0": ("inside `if code != 0`: 0 never gets there"),

@@ -1,5 +1,5 @@
 """The machine the server runs on: its usable cores, its CPU, torch's threads, freed memory,
-the lowest CPU priority.
+the lowest CPU priority, a process's CPU time.
 
 Every torch thread count the server sets goes through here (`set_torch_threads`,
 `encoding_threads`), and every count of cores is the cores this process may actually run on
@@ -111,6 +111,18 @@ def first_to_go() -> str | None:
     except OSError as error:
         return str(error)
     return None
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """The CPU time process `pid` has used, its threads' and its ended children's, in seconds
+    (`/proc/PID/stat`); None where it cannot be read (not Linux, or the process is gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2 :].split()  # after the name, which may hold spaces
+    ticks = sum(int(field) for field in fields[11:15])  # utime, stime, cutime, cstime
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def installed_version(package: str) -> str:

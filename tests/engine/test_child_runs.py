@@ -1,32 +1,72 @@
 """How `Child.run` ends a child and says why, on real processes. Modules of the standard library
-stand in for the server's children (`timeit` running a long sleep; `json.tool` given a file that
-is not there): the ending is `Child`'s, whatever the child; the server's own children's endings
-are tested where they run (test_onnx_runtime, test_cloning, test_without_torch).
+stand in for the server's children (`timeit` running a long sleep, an endless loop or a
+starved piece of work; `json.tool` given a file that is not there): the ending is `Child`'s,
+whatever the child; the server's own children's endings are tested where they run
+(test_onnx_runtime, test_cloning, test_without_torch).
 """
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from wyoming_pocket_tts.engine.children import process
 from wyoming_pocket_tts.engine.children.process import Child, ChildFailed, Ending
 
 pytestmark = pytest.mark.timeout(120)
 
 SLEEP = ["-n", "1", "import time; time.sleep(600)"]
-"""`python -m timeit` arguments: a child that would run for 10 minutes."""
+"""`python -m timeit` arguments: a child that would run for 10 minutes and use no CPU."""
+SPIN = ["-n", "1", "while True: pass"]
+"""`python -m timeit` arguments: a child that would use CPU for ever."""
 
 
-def test_a_child_past_its_time_is_killed_then_and_there() -> None:
-    """Killed at its time, not waited for (the ending says so), and not running after."""
-    child = Child("timeit", "the sleep")
+def test_a_child_past_its_cpu_time_is_killed_then_and_there() -> None:
+    """Killed once it has used its CPU time, not waited for (the ending says so), and not
+    running after."""
+    child = Child("timeit", "the loop")
     started = time.monotonic()
-    with pytest.raises(ChildFailed, match=r"the sleep took more than 0\.5 s") as failed:
-        child.run(SLEEP, timeout=0.5)
+    with pytest.raises(ChildFailed, match=r"the loop used more than 0\.5 s of CPU") as failed:
+        child.run(SPIN, cpu_time=0.5)
     assert failed.value.ending is Ending.TIMED_OUT
     assert time.monotonic() - started < 60 and not child.running
+
+
+def test_a_child_that_uses_no_cpu_is_killed_as_stuck(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A child that does nothing (a deadlock, a read that never returns) uses no CPU, so its
+    CPU time never ends it: `STALLED` seconds without any does."""
+    monkeypatch.setattr(process, "STALLED", 1.0)
+    child = Child("timeit", "the sleep")
+    started = time.monotonic()
+    with pytest.raises(ChildFailed, match=r"the sleep used no CPU for 1 s") as failed:
+        child.run(SLEEP, cpu_time=300)
+    assert failed.value.ending is Ending.TIMED_OUT
+    assert time.monotonic() - started < 60 and not child.running
+
+
+def test_a_child_starved_by_a_busy_host_is_slow_not_killed() -> None:
+    """A child at nice 19 on a core another process keeps busy (a household's busy host) gets a
+    sliver of it: it needs 0.03 s of CPU and takes seconds of the clock, more than its
+    1 s of CPU time. It is let finish. Both pinned to one core, so the other cores' idleness
+    cannot feed it."""
+    core = min(os.sched_getaffinity(0))
+    pin = f"import os; os.sched_setaffinity(0, {{{core}}})"
+    work = "t = time.process_time()\nwhile time.process_time() - t < 0.03: pass"
+    hog = subprocess.Popen([sys.executable, "-c", f"{pin}\nwhile True: pass"])
+    try:
+        child = Child("timeit", "the starved work")
+        started = time.monotonic()
+        child.run(["-n", "1", "-s", f"{pin}; os.nice(19); import time", work], cpu_time=1.0)
+        took = time.monotonic() - started
+    finally:
+        hog.kill()
+        hog.wait()
+    assert took > 2.0, f"not starved ({took:.1f} s): the test did not test its case"
 
 
 def test_a_child_stopped_before_it_starts_ends_at_once_as_stopped() -> None:
@@ -37,7 +77,7 @@ def test_a_child_stopped_before_it_starts_ends_at_once_as_stopped() -> None:
     child.stop()
     started = time.monotonic()
     with pytest.raises(ChildFailed, match="the sleep was stopped") as failed:
-        child.run(SLEEP, timeout=300)
+        child.run(SLEEP, cpu_time=300)
     assert failed.value.ending is Ending.STOPPED
     assert time.monotonic() - started < 60 and child.pid == 0
 
@@ -49,7 +89,7 @@ def test_a_child_that_fails_without_a_reason_is_told_by_its_code_and_last_line(
     child's last line (here argparse's, naming the missing file)."""
     missing = tmp_path / "missing.json"
     with pytest.raises(ChildFailed) as failed:
-        Child("json.tool", "the check").run([str(missing)], timeout=60)
+        Child("json.tool", "the check").run([str(missing)], cpu_time=60)
     assert failed.value.ending is Ending.FAILED
     message = str(failed.value)
     assert message.startswith("the check ended with code 2: "), message

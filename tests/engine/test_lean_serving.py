@@ -434,9 +434,9 @@ def test_a_server_stopped_while_a_voice_is_encoded_exits_at_once(
     slim_model: TinyModel, voices: dict[str, Path], cached: Path, tmp_path: Path
 ) -> None:
     """A household restarts the add-on while a new voice is encoded: the server exits within
-    its stop's bound, not after the child (up to `children.voice.TIMEOUT`, 10 minutes); the making
-    thread is a daemon (`voice_states.making`). The child is frozen meanwhile, so it cannot
-    end first."""
+    its stop's bound, not after the child (up to `children.voice.CPU_TIME`, 10 minutes of CPU);
+    the making thread is a daemon (`voice_states.making`). The child is frozen meanwhile, so it
+    cannot end first."""
     args = new_voices_args(slim_model, voices, cached, tmp_path)
     with ServerProcess(args, tmp_path / "server.log") as server, ThreadPoolExecutor(1) as pool:
         server.wait_for_log("Ready")

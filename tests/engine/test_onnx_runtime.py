@@ -744,8 +744,8 @@ def test_an_export_process_past_its_time_is_killed(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The bound on an export's time: the child is killed and it counts as a failure."""
-    monkeypatch.setattr(export_process, "TIMEOUT", 0.5)
+    """The bound on an export's CPU time: the child is killed and it counts as a failure."""
+    monkeypatch.setattr(export_process, "CPU_TIME", 0.5)
     child = export_process.ExportProcess(settings, False)
     started = time.monotonic()
     with pytest.raises(export_process.ExportFailed, match=r"more than 0\.5 s") as failed:

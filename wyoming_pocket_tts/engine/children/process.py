@@ -2,11 +2,13 @@
 
 The graphs' build (`graph_build.child`: the checkpoint read, the int8 graphs quantised and
 measured; for split weights torch's export) and, where the graphs have no voice encoder, the
-encoding of a new voice (`voice`, in torch) peak far above what serving needs,
-and torch's tracing patches the whole process. Each runs
-as `python -m <module> ...` at nice 19 (`host.lowest_priority`), the first process the kernel
-ends when memory runs out (`host.first_to_go`), both set by the child itself, and ends itself
-when the server goes away (its stdin closes, `end_with_parent`). A child says why it failed
+encoding of a new voice (`voice`, in torch) peak far above what serving needs, and torch's
+tracing patches the whole process. Each runs as `python -m <module> ...` at nice 19
+(`host.lowest_priority`; at the server's own priority where the server waits for it with
+nothing else to serve: `SERVER_PRIORITY`), the first process the kernel ends when memory runs
+out (`host.first_to_go`), both set by the child itself, and ends itself when the server goes
+away (its stdin closes, `end_with_parent`). It is bounded by the CPU it uses, not the clock
+(`Child._ended_by_bounds`). A child says why it failed
 in the last line of its stderr that begins with `REASON`, for the log and the user, and how,
 for the server, in its exit code (`fail`); `Child.run` raises `ChildFailed` with both: the
 message, and an `Ending` the server acts on (the weights cannot clone, killed by a signal as
@@ -26,15 +28,20 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 
-from ...host import first_to_go, lowest_priority
+from ...host import cpu_seconds, first_to_go, lowest_priority
 from ...settings import ModelSettings
 
 _LOGGER = logging.getLogger(__name__)
 
 REASON = "Failed: "
 """Begins the line of stderr in which a child says why it failed."""
+SERVER_PRIORITY = "--server-priority"
+"""Tells a child to keep the server's priority, not nice 19: the server waits for it with
+nothing else to serve (the first build without torch), so nice 19 would only hand the
+household's first sound to whatever else keeps the host busy."""
 OWN_WARNING = "WARNING wyoming_pocket_tts."
 """Begins a warning of this package's modules on a child's stderr (its `logging.basicConfig`
 format): something the household should see, as a checkpoint downloaded again."""
@@ -44,6 +51,12 @@ QUEUE = threading.Lock()
 """Held for each heavy child's run (a graph build, and in the background the load of its
 graphs after it; a voice's encoding): two at once would add their peaks on a small board. Its
 holders wait for nothing else."""
+
+
+STALLED = 5 * 60.0
+"""Seconds a child may use no CPU at all before it is taken for stuck and killed."""
+POLL = 0.5
+"""Seconds between two looks at a running child's CPU time."""
 
 
 class Ending(enum.Enum):
@@ -56,7 +69,7 @@ class Ending(enum.Enum):
     KILLED = "killed"
     """Ended by a signal (the kernel's out-of-memory killer sends SIGKILL)."""
     TIMED_OUT = "timed out"
-    """Outlived its time; the server killed it."""
+    """Ran past its bounds (CPU time, or none for too long); the server killed it."""
     STOPPED = "stopped"
     """The server stopped it (it stops, or no longer needs the work)."""
 
@@ -77,10 +90,12 @@ class ChildFailed(Exception):
 class Child:
     """One run of a child module: `run` it (blocking), `stop` it from any thread."""
 
-    def __init__(self, module: str, what: str) -> None:
+    def __init__(self, module: str, what: str, lowest: bool = True) -> None:
         self._module = module
         self._what = what
         """The work, in words, for the log and the messages ("the graph export")."""
+        self._lowest = lowest
+        """The child runs at nice 19; else at the server's priority (`SERVER_PRIORITY`)."""
         self._process: subprocess.Popen[bytes] | None = None
         self._stopped = threading.Event()
 
@@ -99,13 +114,14 @@ class Child:
         process = self._process
         return process is not None and process.poll() is None
 
-    def run(self, arguments: list[str], timeout: float) -> None:
-        """Run the child with `arguments` until it ends; `ChildFailed` if it fails, outlives
-        `timeout` seconds or is stopped. Its stderr lines go to the debug log, but for the
-        warnings of this package's own modules (`OWN_WARNING`), logged as warnings."""
+    def run(self, arguments: list[str], cpu_time: float) -> None:
+        """Run the child with `arguments` until it ends; `ChildFailed` if it fails, is stopped,
+        or runs past its bounds (`_ended_by_bounds`). Its stderr lines go to the debug log, but
+        for the warnings of this package's own modules (`OWN_WARNING`), logged as warnings."""
         if self._stopped.is_set():  # stopped while it waited for its turn: never started
             raise ChildFailed(f"{self._what} was stopped", Ending.STOPPED)
-        command = [sys.executable, "-m", self._module, *arguments]
+        priority = [] if self._lowest else [SERVER_PRIORITY]
+        command = [sys.executable, "-m", self._module, *priority, *arguments]
         with tempfile.TemporaryFile() as errors:
             process = subprocess.Popen(
                 command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=errors,
@@ -118,12 +134,7 @@ class Child:
             if self._stopped.is_set():  # stopped while it was being started
                 process.kill()
             try:
-                code = process.wait(timeout)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-                message = f"{self._what} took more than {timeout:g} s (killed)"
-                raise ChildFailed(message, Ending.TIMED_OUT) from None
+                code = self._ended_by_bounds(process, cpu_time)
             finally:
                 if process.stdin is not None:
                     process.stdin.close()
@@ -137,6 +148,32 @@ class Child:
         if code != 0:
             ending = Ending.KILLED if code < 0 else _BY_CODE.get(code, Ending.FAILED)
             raise ChildFailed(self._reason(lines, code), ending)
+
+    def _ended_by_bounds(self, process: subprocess.Popen[bytes], cpu_time: float) -> int:
+        """`process`'s exit code, once it ends; killed first (`ChildFailed`, `TIMED_OUT`) if it
+        uses more than `cpu_time` seconds of CPU (a runaway), or none for `STALLED` seconds (a
+        deadlock, a read that never returns). Not the seconds on the clock: a child at nice 19
+        on a host kept busy by others gets a sliver of a core, and is slow, not stuck."""
+        used, moved = 0.0, time.monotonic()
+        while True:
+            try:
+                return process.wait(POLL)
+            except subprocess.TimeoutExpired:
+                pass
+            now, seen = time.monotonic(), cpu_seconds(process.pid)
+            if seen is None:  # no /proc: the clock stands in for the CPU
+                seen = now - moved + used
+            if seen > used:
+                used, moved = seen, now
+            if used > cpu_time:
+                why = f"used more than {cpu_time:g} s of CPU"
+            elif now - moved > STALLED:
+                why = f"used no CPU for {STALLED:g} s"
+            else:
+                continue
+            process.kill()
+            process.wait()
+            raise ChildFailed(f"{self._what} {why} (killed)", Ending.TIMED_OUT)
 
     def stop(self) -> None:
         """Kill the child, if it runs (the server stops, or no longer needs its work)."""
@@ -185,14 +222,16 @@ def child_env() -> dict[str, str]:
 
 
 def child_main(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
-    """In a child, before its work: nice 19 (stderr says where refused) and the first process
-    to go when memory runs out; its arguments; ended when the server goes (`end_with_parent`);
-    warnings on stderr in the format the server relays (`OWN_WARNING`)."""
-    why_not = lowest_priority()
+    """In a child, before its work: its arguments; nice 19 unless `SERVER_PRIORITY` (stderr
+    says where refused) and the first process to go when memory runs out; ended when the server
+    goes (`end_with_parent`); warnings on stderr in the format the server relays
+    (`OWN_WARNING`)."""
+    parser.add_argument(SERVER_PRIORITY, action="store_true", help="keep the server's priority")
+    args = parser.parse_args(argv)
+    why_not = None if args.server_priority else lowest_priority()
     if why_not is not None:
         print(f"The child runs at normal priority: {why_not}", file=sys.stderr)
     first_to_go()
-    args = parser.parse_args(argv)
     end_with_parent()
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     return args

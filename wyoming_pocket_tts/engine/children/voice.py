@@ -33,8 +33,9 @@ from .process import (
 
 _LOGGER = logging.getLogger(__name__)
 
-TIMEOUT = 10 * 60.0
-"""Seconds a child may take to load the model and encode (a 30 s prompt on a slow board)."""
+CPU_TIME = 10 * 60.0
+"""Seconds of CPU a child may use to load the model and encode (a 30 s prompt on a slow
+board) before it is killed."""
 
 
 class VoiceEncodingFailed(RuntimeError):
@@ -52,7 +53,7 @@ def in_child(settings: ModelSettings, source: str | Path, truncate: bool, name: 
         arguments += ["--out", str(out), "--name", name, *(["--truncate"] if truncate else [])]
         try:
             with QUEUE:  # one heavy child at a time, whichever thread asks
-                Child(__name__, f"the encoding of voice {name}").run(arguments, TIMEOUT)
+                Child(__name__, f"the encoding of voice {name}").run(arguments, CPU_TIME)
         except ChildFailed as error:
             if error.ending is Ending.NO_CLONING:
                 raise VoiceCloningUnavailable() from None

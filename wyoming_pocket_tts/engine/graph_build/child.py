@@ -29,8 +29,8 @@ _LOGGER = logging.getLogger(__name__)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The child: nice 19 and the first to go when memory runs out, then the export; 0, or 1
-    with a one-line reason.
+    """The child: nice 19 (unless the server waits for it: `SERVER_PRIORITY`) and the first to
+    go when memory runs out, then the export; 0, or 1 with a one-line reason.
 
     The graphs, fp32 and int8, are built from the checkpoint (`graph_build`, no torch); only a
     config with split weights is exported from a model loaded here in torch, emptied stage by

@@ -2,16 +2,17 @@
 
 Without torch nothing else can speak while the graphs are made, and they take seconds
 (`graph_build`), so the start waits for them, as it waits for a download. The checkpoint and
-tokenizer are fetched here first (`model_files.sources`), on the caller's thread, so that a
-missing network is the caller's usual error (waited out and tried again: `engine.serving`),
-never a child's failure remembered with the cache. The build itself runs in the child
-(`children.graphs` starts `graph_build.child`: its peak goes with it), one heavy child at a time
-(`children.process.QUEUE`). A failure is written into the cache folder, as where torch
-serves, but with nothing else to speak it is not kept past the next start: that start builds
-again (a build the kernel killed for memory another process held, say, may succeed then).
-Graphs built from the weights without voice cloning (no Hugging Face token at that start) are
-built again once a token is set and the weights that clone voices can be fetched: the key of
-the cache names the model, not which of its two checkpoints was had.
+tokenizer are fetched here first (`model_files.sources`), on the caller's thread, so that a missing
+network is the caller's usual error (waited out and tried again: `engine.serving`), never a child's
+failure remembered with the cache. The build itself runs in the child (`children.graphs` starts
+`graph_build.child`: its peak goes with it), one heavy child at a time (`children.process.QUEUE`),
+at the server's priority: nice 19 would leave the household's first sound to whatever else keeps the
+host busy, for nothing, since nothing else speaks meanwhile. A failure is written into the cache
+folder, as where torch serves, but with nothing else to speak it is not kept past the next start:
+that start builds again (a build the kernel killed for memory another process held, say, may succeed
+then). Graphs built from the weights without voice cloning (no Hugging Face token at that start) are
+built again once a token is set and the weights that clone voices can be fetched: the key of the
+cache names the model, not which of its two checkpoints was had.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ def graphs_now(
         _LOGGER.info("Building the %s model's graphs from its checkpoint (once)", settings.code)
         with QUEUE:
             try:
-                ExportProcess(settings, int8).run(folder)
+                ExportProcess(settings, int8, lowest=False).run(folder)  # see the module
             except Exception as error:
                 if data_dir is not None:
                     remember_failure(folder, error)
