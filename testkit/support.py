@@ -39,6 +39,7 @@ from wyoming.tts import (
 from testkit.zygote import ForkedProcess, start_python
 from wyoming_pocket_tts.cli import parse_settings
 from wyoming_pocket_tts.engine.tuning import timing, tuned
+from wyoming_pocket_tts.host import cpu_seconds
 from wyoming_pocket_tts.server import TtsServer
 
 READ_TIMEOUT = 30.0
@@ -325,6 +326,23 @@ AUDIO_START = AudioStart(rate=0, width=0, channels=0).event().type
 AUDIO_STOP = AudioStop().event().type
 
 
+def children_report(pid: int) -> str:
+    """The children of process `pid` with their nice value, state and CPU time, and the host's
+    load: a child at nice 19 that is runnable (R) with little CPU time beside a high load is
+    starved by the host's other work, not stuck in the server."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # ended meanwhile
+            continue
+        if int(fields[1]) == pid:
+            child = int(stat.parent.name)
+            found.append(f"{child} (nice {fields[16]}, {fields[0]}, {cpu_seconds(child)} s CPU)")
+    load = ", ".join(f"{figure:.1f}" for figure in os.getloadavg())
+    return f"children: {'; '.join(found) or 'none'}; load {load}"
+
+
 class ServerProcess:
     """`python -m wyoming_pocket_tts` on 127.0.0.1, its log captured to a file.
 
@@ -381,13 +399,15 @@ class ServerProcess:
         return self.log_path.read_text(errors="replace")
 
     def wait_for_log(self, text: str, timeout: float = 90.0) -> None:
-        """Wait until `text` appears in the log; fail if the process exits first."""
+        """Wait until `text` appears in the log; fail if the process exits first, or, after
+        `timeout` seconds, with the state of the server's children (`children_report`)."""
         deadline = time.monotonic() + timeout
         while text not in self.log:
             if self.process.poll() is not None:
                 raise AssertionError(f"server exited ({self.process.returncode}):\n{self.log}")
             if time.monotonic() > deadline:
-                raise AssertionError(f"no {text!r} after {timeout} s:\n{self.log}")
+                children = children_report(self.process.pid)
+                raise AssertionError(f"no {text!r} after {timeout} s; {children}:\n{self.log}")
             time.sleep(0.05)
 
     def stop(self, timeout: float = 15.0, *, signalled: bool = False) -> int:
