@@ -1,5 +1,5 @@
-"""`python -m bench.lean_start [--size full] [--memory-limit MiB] [--json FILE]`: a first start with
-no torch installed, timed and weighed.
+"""`python -m bench.lean_start [--size full] [--memory-limit MiB] [--busy N] [--json FILE]`: a first
+start with no torch installed, timed and weighed.
 
 A random model of `english`'s shapes (`--size`, testkit), a fresh data folder, the server started
 with torch and pocket-tts hidden from the import system (as a `pip install .` without the `[torch]`
@@ -9,18 +9,23 @@ alone (its own log line), the build child's peak (its `Peak memory after ...` li
 voice's encoding in the server (its log line), the server's peak RSS (VmHWM, read before it stops,
 after one reply in the cloned voice), and, with `--memory-limit`, whether it all ran inside a
 cgroup v1 memory limit of that size (the server and its children moved into it; the cgroup's own
-peak, page cache included, is printed too).
+peak, page cache included, is printed too). `--busy N` keeps N other processes spinning at
+normal priority from before the server starts to its end: a host kept busy by other work.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import re
+import subprocess
+import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from testkit.model_factory import build_tiny_model, write_voice_wav
@@ -31,7 +36,7 @@ from testkit.zygote import FORK_ENV
 CGROUP = Path("/sys/fs/cgroup/memory")
 
 
-def measure(size: str, limit_mib: int | None, root: Path) -> dict[str, object]:
+def measure(size: str, limit_mib: int | None, busy: int, root: Path) -> dict[str, object]:
     files = build_tiny_model(root / "model", size=size, eos=False, link=True)
     voice = write_voice_wav(root / "me.wav", 10.0, seed=3)
     env = hidden_env(root / "hide")
@@ -40,7 +45,7 @@ def measure(size: str, limit_mib: int | None, root: Path) -> dict[str, object]:
     args += ["--data-dir", str(root / "data"), "--runtime", "auto", "--quantize", "auto", "--debug"]
     group = _cgroup(limit_mib) if limit_mib else None
     started = time.monotonic()
-    with ServerProcess(args, root / "server.log", env) as server:
+    with _spinning(busy), ServerProcess(args, root / "server.log", env) as server:
         if group is not None:
             (group / "cgroup.procs").write_text(str(server.process.pid), encoding="ascii")
         server.wait_for_log("Ready", timeout=900)
@@ -61,6 +66,7 @@ def measure(size: str, limit_mib: int | None, root: Path) -> dict[str, object]:
         "server_peak_mib": peak,
         "reply_audio_s": round(len(reply.audio) / 2 / 24000, 2),
         "load": round(os.getloadavg()[0], 1),
+        "busy": busy,
     }
     if group is not None:
         result["cgroup_limit_mib"] = limit_mib
@@ -68,6 +74,18 @@ def measure(size: str, limit_mib: int | None, root: Path) -> dict[str, object]:
         result["cgroup_peak_mib"] = peak_bytes // 2**20
         result["cgroup_limit_hits"] = int((group / "memory.failcnt").read_text(encoding="ascii"))
     return result
+
+
+@contextlib.contextmanager
+def _spinning(count: int) -> Iterator[None]:
+    """`count` processes each spinning on a core at normal priority, while the block runs."""
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+    try:
+        yield
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
 
 
 def _cgroup(limit_mib: int) -> Path:
@@ -87,10 +105,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", default="full", help="testkit model size (default: full)")
     parser.add_argument("--memory-limit", type=int, help="MiB: run inside a cgroup this size")
+    parser.add_argument("--busy", type=int, default=0, help="processes spinning meanwhile")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="lean-start-") as folder:
-        result = measure(args.size, args.memory_limit, Path(folder))
+        result = measure(args.size, args.memory_limit, args.busy, Path(folder))
     print(json.dumps(result, indent=2))
     if args.json:
         args.json.write_text(json.dumps(result, indent=2), encoding="utf-8")
