@@ -58,7 +58,7 @@ RUN pip install --no-cache-dir --no-deps . \
 WORKDIR /
 
 # Late, so that a new version number invalidates nothing above.
-ARG BUILD_VERSION=0.11.0
+ARG BUILD_VERSION=0.11.1
 LABEL \
     io.hass.name="Pocket-TTS" \
     io.hass.description="Text-to-speech with Kyutai's Pocket-TTS over the Wyoming protocol" \

@@ -212,7 +212,7 @@ def test_versions_agree(config: dict[str, Any]) -> None:
     version = pyproject_version()
     assert config["version"] == version
     changelog = (ADDON / "CHANGELOG.md").read_text(encoding="utf-8")
-    # The newest released version's heading; "## 0.11.0 (unreleased)" above it is the next one.
+    # The newest released version's heading; "## 0.11.1 (unreleased)" above it is the next one.
     headings = re.findall(r"^## (\S+)$", changelog, re.MULTILINE)
     assert headings and headings[0] == version
 
