@@ -47,7 +47,13 @@ from tests.conftest import model_args
 from tests.engine.test_remeasure import provisional_decision
 from tests.studio_support import running_studio, status, until
 from wyoming_pocket_tts.engine.children import graphs as export_process
-from wyoming_pocket_tts.engine.children.process import Child, ChildFailed, Ending, child_env
+from wyoming_pocket_tts.engine.children.process import (
+    QUEUE,
+    Child,
+    ChildFailed,
+    Ending,
+    child_env,
+)
 from wyoming_pocket_tts.engine.model.int8 import (
     int8_unavailable,
     is_mimi_decoder_int8,
@@ -337,6 +343,61 @@ def test_a_graph_that_does_not_load_leaves_torch_and_is_not_tried_again(
         assert runtime.lean_model(settings, folder, False, 1) is None
     assert len(caplog.records) == 1 and "--retry-graphs" in caplog.records[0].getMessage()
     assert runtime.forget_failures(data) == [folder]  # --retry-graphs
+
+
+def test_graphs_the_background_cannot_load_are_one_warning_line(
+    exported: Path, settings: ModelSettings, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Graphs found cached beside torch that do not load: no model (torch serves on), and the
+    household's log says so once, not a second time for the same failure."""
+    data = server_data(exported, tmp_path, "data")
+    (runtime.graph_folder(data, settings) / "mimi.onnx").write_bytes(b"not a graph")
+    export = graph_export.BackgroundExport(settings, data, False, 1)
+    with caplog.at_level(logging.WARNING):
+        export.start()
+        assert export.done.wait(120)
+    assert export.model is None
+    ours = [r.getMessage() for r in caplog.records if r.name.startswith("wyoming_pocket_tts")]
+    assert [message[: len(FALLBACK)] for message in ours] == [FALLBACK], ours
+
+
+def test_a_background_failure_outside_the_build_is_one_warning_line(
+    settings: ModelSettings,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Without `--data-dir` the graphs go to a temporary folder; where none can be made (the
+    temporary folder gone, or full), torch serves on and the log says why, once."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "gone"))
+    export = graph_export.BackgroundExport(settings, None, False, 1)
+    with caplog.at_level(logging.WARNING):
+        export.start()
+        assert export.done.wait(120)
+    assert export.model is None
+    ours = [r.getMessage() for r in caplog.records if r.name.startswith("wyoming_pocket_tts")]
+    assert len(ours) == 1 and ours[0].startswith(FALLBACK), ours
+    assert "FileNotFoundError" in ours[0] and str(tmp_path / "gone") in ours[0], ours
+
+
+def test_graphs_that_wait_for_another_child_say_so_then_load(
+    exported: Path, settings: ModelSettings, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Another heavy child holds the queue (a voice's encoding, another language's build): the
+    log says the graphs wait for it, and they load once it is done."""
+    data = server_data(exported, tmp_path, "data")
+    export = graph_export.BackgroundExport(settings, data, False, 1)
+    waiting = "The en model's graphs wait for another child"
+    with caplog.at_level(logging.INFO):
+        with QUEUE:
+            export.start()
+            deadline = time.monotonic() + 60
+            while waiting not in caplog.text and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert waiting in caplog.text
+            assert not export.done.is_set()
+        assert export.done.wait(120)
+    assert isinstance(export.model, LeanModel)
 
 
 def server_data(exported: Path, tmp_path: Path, name: str) -> Path:
