@@ -26,25 +26,24 @@ SPIN = ["-n", "1", "while True: pass"]
 """`python -m timeit` arguments: a child that would use CPU for ever."""
 
 
-def test_a_child_past_its_cpu_time_is_killed_then_and_there() -> None:
-    """Killed once it has used its CPU time, not waited for (the ending says so), and not
-    running after."""
-    child = Child("timeit", "the loop")
-    started = time.monotonic()
-    with pytest.raises(ChildFailed, match=r"the loop used more than 0\.5 s of CPU") as failed:
-        child.run(SPIN, cpu_time=0.5)
-    assert failed.value.ending is Ending.TIMED_OUT
-    assert time.monotonic() - started < 60 and not child.running
-
-
-def test_a_child_that_uses_no_cpu_is_killed_as_stuck(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A child that does nothing (a deadlock, a read that never returns) uses no CPU, so its
-    CPU time never ends it: `STALLED` seconds without any does."""
+@pytest.mark.parametrize(
+    ("arguments", "cpu_time", "said"),
+    [
+        (SPIN, 0.5, r"the child used more than 0\.5 s of CPU"),  # a runaway
+        (SLEEP, 300, r"the child used no CPU for 1 s"),  # stuck: `STALLED` seconds, here 1
+    ],
+)
+def test_a_child_past_its_bounds_is_killed_then_and_there(
+    arguments: list[str], cpu_time: float, said: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A runaway (past its CPU time) and a stuck child (a deadlock, a read that never returns:
+    no CPU for `STALLED` seconds) are killed then, not waited for; the ending says so, and the
+    child is not running after."""
     monkeypatch.setattr(process, "STALLED", 1.0)
-    child = Child("timeit", "the sleep")
+    child = Child("timeit", "the child")
     started = time.monotonic()
-    with pytest.raises(ChildFailed, match=r"the sleep used no CPU for 1 s") as failed:
-        child.run(SLEEP, cpu_time=300)
+    with pytest.raises(ChildFailed, match=said) as failed:
+        child.run(arguments, cpu_time=cpu_time)
     assert failed.value.ending is Ending.TIMED_OUT
     assert time.monotonic() - started < 60 and not child.running
 

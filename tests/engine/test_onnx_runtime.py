@@ -345,6 +345,16 @@ def test_a_graph_that_does_not_load_leaves_torch_and_is_not_tried_again(
     assert runtime.forget_failures(data) == [folder]  # --retry-graphs
 
 
+def warnings_of(
+    export: graph_export.BackgroundExport, caplog: pytest.LogCaptureFixture
+) -> list[str]:
+    """Start `export`, wait until it is done (up to 120 s): this package's warnings meanwhile."""
+    with caplog.at_level(logging.WARNING):
+        export.start()
+        assert export.done.wait(120)
+    return [r.getMessage() for r in caplog.records if r.name.startswith("wyoming_pocket_tts")]
+
+
 def test_graphs_the_background_cannot_load_are_one_warning_line(
     exported: Path, settings: ModelSettings, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -353,11 +363,8 @@ def test_graphs_the_background_cannot_load_are_one_warning_line(
     data = server_data(exported, tmp_path, "data")
     (runtime.graph_folder(data, settings) / "mimi.onnx").write_bytes(b"not a graph")
     export = graph_export.BackgroundExport(settings, data, False, 1)
-    with caplog.at_level(logging.WARNING):
-        export.start()
-        assert export.done.wait(120)
+    ours = warnings_of(export, caplog)
     assert export.model is None
-    ours = [r.getMessage() for r in caplog.records if r.name.startswith("wyoming_pocket_tts")]
     assert [message[: len(FALLBACK)] for message in ours] == [FALLBACK], ours
 
 
@@ -371,11 +378,8 @@ def test_a_background_failure_outside_the_build_is_one_warning_line(
     temporary folder gone, or full), torch serves on and the log says why, once."""
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "gone"))
     export = graph_export.BackgroundExport(settings, None, False, 1)
-    with caplog.at_level(logging.WARNING):
-        export.start()
-        assert export.done.wait(120)
+    ours = warnings_of(export, caplog)
     assert export.model is None
-    ours = [r.getMessage() for r in caplog.records if r.name.startswith("wyoming_pocket_tts")]
     assert len(ours) == 1 and ours[0].startswith(FALLBACK), ours
     assert "FileNotFoundError" in ours[0] and str(tmp_path / "gone") in ours[0], ours
 
