@@ -48,6 +48,19 @@ def test_a_child_past_its_bounds_is_killed_then_and_there(
     assert time.monotonic() - started < 60 and not child.running
 
 
+def test_without_proc_the_clock_stands_in_for_the_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where a child's CPU time cannot be read (no /proc: not Linux; SIMULATED by `cpu_seconds`
+    answering None, since this host is Linux), the clock bounds it: a child that sleeps is
+    killed once its CPU time has passed on the clock, not before."""
+    monkeypatch.setattr(process, "cpu_seconds", lambda pid: None)
+    child = Child("timeit", "the sleep")
+    started = time.monotonic()
+    with pytest.raises(ChildFailed, match=r"the sleep used more than 2 s") as failed:
+        child.run(SLEEP, cpu_time=2.0)
+    assert failed.value.ending is Ending.TIMED_OUT
+    assert 2.0 <= time.monotonic() - started < 60 and not child.running
+
+
 def test_a_child_starved_by_a_busy_host_is_slow_not_killed() -> None:
     """A child at nice 19 on a core another process keeps busy (a household's busy host) gets a
     sliver of it: it needs 0.03 s of CPU and takes seconds of the clock, more than its

@@ -154,7 +154,8 @@ class Child:
         uses more than `cpu_time` seconds of CPU (a runaway), or none for `STALLED` seconds (a
         deadlock, a read that never returns). Not the seconds on the clock: a child at nice 19
         on a host kept busy by others gets a sliver of a core, and is slow, not stuck."""
-        used, moved = 0.0, time.monotonic()
+        started = moved = time.monotonic()
+        used = 0.0
         while True:
             try:
                 return process.wait(POLL)
@@ -162,7 +163,7 @@ class Child:
                 pass
             now, seen = time.monotonic(), cpu_seconds(process.pid)
             if seen is None:  # no /proc: the clock stands in for the CPU
-                seen = now - moved + used
+                seen = now - started
             if seen > used:
                 used, moved = seen, now
             if used > cpu_time:
