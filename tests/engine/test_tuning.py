@@ -10,6 +10,7 @@ choice is measured on the serving path, stored, obeyed and re-measured, never wh
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import logging
 import os
@@ -25,6 +26,7 @@ from testkit.support import ServerProcess, running_server, short_timing, synthes
 from tests.conftest import model_args
 from wyoming_pocket_tts.cli import parse_settings
 from wyoming_pocket_tts.engine.chunking import chunks
+from wyoming_pocket_tts.engine.identity import model_identity
 from wyoming_pocket_tts.engine.runtime import RuntimeKind
 from wyoming_pocket_tts.engine.tuning import decisions, timing
 from wyoming_pocket_tts.engine.tuning import tuned as tuning
@@ -387,6 +389,30 @@ def test_the_start_s_timing_runs_timing_frames_read_when_the_model_loads(
 
     asyncio.run(start())
     assert asked == [expected]
+
+
+def test_a_saved_decision_holds_for_its_threads_and_torchao_and_across_an_update(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A decision measured at `--threads 2` is not read at `--threads 3`; one measured without
+    torchao is not read once it is installed (it changes torch's int8 kernels: SIMULATED, since
+    torchao is not installed here, by `find_spec` finding it). The key is written as 0.11.0
+    wrote it (torchao's presence, the threads asked, the model's fp32 identity whatever
+    `--quantize`), so an update measures nothing again."""
+    assert importlib.util.find_spec("torchao") is None
+    settings = ModelSettings(model="english", quantize=None, threads=2)
+    key = decisions.host_key(settings)
+    assert (key["torchao"], key["threads"]) == ("False", "2")
+    assert key["model"] == model_identity(ModelSettings(model="english", quantize=False))
+    store = decisions.DecisionStore(tmp_path)
+    store.write(key, Choice(Config(2, True), "", 0.0, 0.1), {"int8 x2": Speed(0.2, 3.0)})
+    assert store.read(decisions.host_key(settings)) is not None
+    assert store.read(decisions.host_key(ModelSettings(model="english", threads=3))) is None
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *rest: name == "torchao" or find_spec(name, *rest)
+    )
+    assert store.read(decisions.host_key(settings)) is None
 
 
 def test_a_runtime_decision_is_saved_apart_and_older_files_read_as_torch(tmp_path: Path) -> None:
