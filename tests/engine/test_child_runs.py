@@ -8,6 +8,7 @@ whatever the child; the server's own children's endings are tested where they ru
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -42,10 +43,14 @@ def test_a_child_past_its_bounds_is_killed_then_and_there(
     monkeypatch.setattr(process, "STALLED", 1.0)
     child = Child("timeit", "the child")
     started = time.monotonic()
-    with pytest.raises(ChildFailed, match=said) as failed:
-        child.run(arguments, cpu_time=cpu_time)
-    assert failed.value.ending is Ending.TIMED_OUT
-    assert time.monotonic() - started < 60 and not child.running
+    try:
+        with pytest.raises(ChildFailed, match=said) as failed:
+            child.run(arguments, cpu_time=cpu_time)
+        assert failed.value.ending is Ending.TIMED_OUT
+        assert time.monotonic() - started < 60 and not child.running
+    finally:  # a broken kill must not leave a spinning child to starve the tests after it
+        if child.running:
+            os.kill(child.pid, signal.SIGKILL)
 
 
 def test_without_proc_the_clock_stands_in_for_the_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
