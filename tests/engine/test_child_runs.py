@@ -22,7 +22,8 @@ from wyoming_pocket_tts.engine.children.process import Child, ChildFailed, Endin
 pytestmark = pytest.mark.timeout(120)
 
 SLEEP = ["-n", "1", "import time; time.sleep(600)"]
-"""`python -m timeit` arguments: a child that would run for 10 minutes and use no CPU."""
+"""`python -m timeit` arguments: a child that would sleep for 10 minutes (five times over:
+timeit's repeats) and use no CPU."""
 SPIN = ["-n", "1", "while True: pass"]
 """`python -m timeit` arguments: a child that would use CPU for ever."""
 
@@ -68,9 +69,9 @@ def test_without_proc_the_clock_stands_in_for_the_cpu(monkeypatch: pytest.Monkey
 
 def test_a_child_starved_by_a_busy_host_is_slow_not_killed() -> None:
     """A child at nice 19 on a core another process keeps busy (a household's busy host) gets a
-    sliver of it: it needs 0.03 s of CPU and takes seconds of the clock, more than its
-    1 s of CPU time. It is let finish. Both pinned to one core, so the other cores' idleness
-    cannot feed it."""
+    sliver of it: it needs 0.15 s of CPU (0.03 s five times: timeit's repeats) and takes
+    seconds of the clock, more than its 1 s of CPU time. It is let finish. Both pinned to one
+    core, so the other cores' idleness cannot feed it."""
     core = min(os.sched_getaffinity(0))
     pin = f"import os; os.sched_setaffinity(0, {{{core}}})"
     work = "t = time.process_time()\nwhile time.process_time() - t < 0.03: pass"
