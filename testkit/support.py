@@ -326,19 +326,28 @@ AUDIO_START = AudioStart(rate=0, width=0, channels=0).event().type
 AUDIO_STOP = AudioStop().event().type
 
 
-def children_report(pid: int) -> str:
-    """The children of process `pid` with their nice value, state and CPU time, and the host's
-    load: a child at nice 19 that is runnable (R) with little CPU time beside a high load is
-    starved by the host's other work, not stuck in the server."""
-    found = []
+def children_of(pid: int) -> dict[int, list[str]]:
+    """The children of process `pid`: each one's pid and the fields of its /proc/PID/stat after
+    its name (the state first, the parent's pid second, the nice value 17th)."""
+    found = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
         except OSError:  # ended meanwhile
             continue
         if int(fields[1]) == pid:
-            child = int(stat.parent.name)
-            found.append(f"{child} (nice {fields[16]}, {fields[0]}, {cpu_seconds(child)} s CPU)")
+            found[int(stat.parent.name)] = fields
+    return found
+
+
+def children_report(pid: int) -> str:
+    """The children of process `pid` with their nice value, state and CPU time, and the host's
+    load: a child at nice 19 that is runnable (R) with little CPU time beside a high load is
+    starved by the host's other work, not stuck in the server."""
+    found = [
+        f"{child} (nice {fields[16]}, {fields[0]}, {cpu_seconds(child)} s CPU)"
+        for child, fields in children_of(pid).items()
+    ]
     load = ", ".join(f"{figure:.1f}" for figure in os.getloadavg())
     return f"children: {'; '.join(found) or 'none'}; load {load}"
 

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from testkit.model_factory import TinyModel
+from testkit.support import children_of
 from wyoming_pocket_tts.engine.children import voice as voice_child
 from wyoming_pocket_tts.engine.children.graphs import CHILD as BUILD_CHILD
 from wyoming_pocket_tts.engine.children.process import child_env
@@ -114,12 +115,11 @@ def test_the_first_build_without_torch_keeps_the_server_s_priority(
 
 def build_child_of(parent: int) -> int:
     """The pid of `parent`'s graph-build child, else 0."""
-    for stat in Path("/proc").glob("[0-9]*/stat"):
+    for child in children_of(parent):
         try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            command = (stat.parent / "cmdline").read_bytes()
+            command = Path(f"/proc/{child}/cmdline").read_bytes()
         except OSError:  # ended meanwhile
             continue
-        if int(fields[1]) == parent and BUILD_CHILD.encode() in command:
-            return int(stat.parent.name)
+        if BUILD_CHILD.encode() in command:
+            return child
     return 0
