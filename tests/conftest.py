@@ -4,6 +4,7 @@ and how the suite spreads over the cores (pytest-xdist, see `xdist_groups`)."""
 from __future__ import annotations
 
 import gc
+import math
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -21,6 +22,7 @@ from testkit.model_factory import (
 from testkit.support import SEED_ENV, ServerProcess
 from testkit.zygote import FORK_ENV
 from tests.xdist_groups import GroupScheduling, add_quick_option, group_and_order
+from wyoming_pocket_tts.engine.tuning import verdict
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -185,3 +187,10 @@ def one_torch_thread() -> Iterator[None]:
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(before)
+
+
+@pytest.fixture
+def slow_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The speed verdict finds every measured host too slow and warns, as it may on a host
+    loaded by the suite's other workers: a test that reads the server's warnings holds beside it."""
+    monkeypatch.setattr(verdict, "SLOW_RTF", math.inf)

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from testkit.model_factory import TinyModel
-from testkit.support import running_server, synthesize
+from testkit.support import our_records, running_server, synthesize
 from wyoming_pocket_tts.engine.onnx import background as graph_export
 
 START = re.compile(r"separate process \(pid (\d+)\)")
@@ -33,6 +33,8 @@ WARNING = "ONNX Runtime cannot run the {code} model, it runs on torch"
 ON_GRAPHS = re.compile(r"The (\w+) model now runs on ONNX Runtime")
 DEADLINE = 400.0
 """Seconds both exports and switches may take on a busy 2-core host (a bound, not a timing)."""
+
+pytestmark = pytest.mark.usefixtures("slow_verdict")
 
 
 def two_model_args(
@@ -51,9 +53,7 @@ def two_model_args(
 def events(caplog: pytest.LogCaptureFixture) -> list[tuple[str, str]]:
     """The exports' starts and ends, by pid, and the fallback warnings, by model, in log order."""
     found: list[tuple[str, str]] = []
-    for record in caplog.records:
-        if not record.name.startswith("wyoming_pocket_tts"):
-            continue
+    for record in our_records(caplog.records):
         message = record.getMessage()
         if started := START.search(message):
             found.append(("start", started.group(1)))

@@ -38,6 +38,7 @@ from testkit.model_factory import TinyModel, expected_frames
 from testkit.support import (
     ServerProcess,
     hang_up_mid_reply,
+    our_records,
     pcm_samples,
     running_server,
     synthesize,
@@ -352,7 +353,7 @@ def warnings_of(
     with caplog.at_level(logging.WARNING):
         export.start()
         assert export.done.wait(120)
-    return [r.getMessage() for r in caplog.records if r.name.startswith("wyoming_pocket_tts")]
+    return [r.getMessage() for r in our_records(caplog.records)]
 
 
 def test_graphs_the_background_cannot_load_are_one_warning_line(
@@ -597,7 +598,7 @@ def failing_child(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     )
 
 
-@pytest.mark.usefixtures("failing_child")
+@pytest.mark.usefixtures("failing_child", "slow_verdict")
 def test_an_export_process_that_fails_leaves_torch_serving_and_is_remembered(
     endless_model: TinyModel,
     voices: dict[str, Path],
@@ -631,9 +632,9 @@ def test_an_export_process_that_fails_leaves_torch_serving_and_is_remembered(
 
     with caplog.at_level(logging.INFO):
         asyncio.run(scenario())
-    ours = [r for r in caplog.records if r.name.startswith("wyoming_pocket_tts")]
+    ours = our_records(caplog.records)
     assert sum("separate process (pid" in r.getMessage() for r in ours) == 1
-    warnings = [r.getMessage() for r in ours if r.levelno >= logging.WARNING]
+    warnings = [r.getMessage() for r in our_records(ours, logging.WARNING)]
     assert [w[: len(FALLBACK)] for w in warnings] == [FALLBACK], warnings
     assert "ModuleNotFoundError: import of onnx halted" in warnings[0]
     failed = runtime.graph_folder(data, settings) / runtime.FAILED
@@ -860,6 +861,7 @@ def test_without_a_data_folder_the_export_folder_is_temporary(
     assert list(temporary.iterdir()) == []
 
 
+@pytest.mark.usefixtures("slow_verdict")
 def test_a_server_that_stops_ends_its_export_process(
     endless_model: TinyModel,
     voices: dict[str, Path],
@@ -887,7 +889,7 @@ def test_a_server_that_stops_ends_its_export_process(
     with caplog.at_level(logging.WARNING):
         export = asyncio.run(scenario())
         assert export.done.wait(10) and not export.exporting and export.model is None
-    assert not [r for r in caplog.records if r.name.startswith("wyoming_pocket_tts")]
+    assert not our_records(caplog.records)
     assert runtime.needs_export(settings, data, False)  # tried again at the next start
 
 
