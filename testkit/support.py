@@ -39,6 +39,7 @@ from wyoming.tts import (
 from testkit.zygote import ForkedProcess, start_python
 from wyoming_pocket_tts.cli import parse_settings
 from wyoming_pocket_tts.engine.tuning import timing, tuned, verdict
+from wyoming_pocket_tts.engine.tuning.course import Phase
 from wyoming_pocket_tts.host import cpu_seconds
 from wyoming_pocket_tts.server import TtsServer
 
@@ -500,6 +501,20 @@ async def running_server(
             yield server
         finally:
             await server.stop()
+            await _exports_ended(server)
+
+
+EXPORT_END = 60.0
+"""Seconds a stopped export's thread may take to end (it may be loading finished graphs)."""
+
+
+async def _exports_ended(server: TtsServer) -> None:
+    """Wait until the threads of `server`'s exports have ended: one left behind starts its
+    child and logs during the next test, whose log it then seems to be."""
+    for loaded in server.engine.models.in_phase(Phase.EXPORTING):
+        export = loaded.tuning.course.export
+        ended = export is None or await asyncio.to_thread(export.done.wait, EXPORT_END)
+        assert ended, f"the {loaded.settings.code} model's export outlived its server"
 
 
 def pocket_tts_threads() -> list[str]:
