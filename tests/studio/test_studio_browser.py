@@ -194,17 +194,45 @@ async def studio_with_microphone(slim_model: TinyModel, tmp_path: Path) -> Async
         yield page
 
 
-def test_record_with_the_microphone_trim_and_save(slim_model: TinyModel, tmp_path: Path) -> None:
+LOSES_ITS_FIRST_SECONDS = """() => {
+  const create = AudioContext.prototype.createScriptProcessor;
+  const handler = Object.getOwnPropertyDescriptor(ScriptProcessorNode.prototype, "onaudioprocess");
+  AudioContext.prototype.createScriptProcessor = function (...args) {
+    const node = create.apply(this, args);
+    let first = null;
+    Object.defineProperty(node, "onaudioprocess", { set(own) {
+      handler.set.call(node, (event) => {
+        first ??= performance.now();
+        if (performance.now() - first >= 1500) own(event);
+      });
+    } });
+    return node;
+  };
+}"""
+"""A page's audio that loses its first 1.5 s (SIMULATED: seen once on a loaded host, where
+chromium's capture gave 3.5 s of audio over 5 s of the clock; it could not be provoked here)."""
+
+
+@pytest.mark.parametrize("lossy", [False, True], ids=["captured", "first-seconds-lost"])
+def test_record_with_the_microphone_trim_and_save(
+    slim_model: TinyModel, tmp_path: Path, lossy: bool
+) -> None:
+    """Record 5 s, trim to 1 .. 4.5 s, save: the voice's file holds 3.5 s. The seconds the page
+    shows while recording are those captured, so where the device loses audio (`lossy`) the
+    household still sees, and trims, what the server gets."""
     folder = tmp_path / "voices"  # made by studio_with_microphone
 
     async def scenario() -> None:
         async with studio_with_microphone(slim_model, tmp_path) as page:
+            if lossy:
+                await page.evaluate(LOSES_ITS_FIRST_SECONDS)
             await page.click("nav button[data-tab='add']")
             await page.click("#add-record")
             await page.wait_for_function(
                 "Number(document.getElementById('add-seconds').textContent) >= 5"
             )
-            await shot(page, "record")
+            if not lossy:
+                await shot(page, "record")
             await page.click("#add-stop")
             await page.wait_for_selector("tr.check[data-check='noise']")
             level = await page.text_content("tr.check[data-check='level'] td:nth-child(3)")

@@ -289,11 +289,16 @@ async function startRecording() {
   const input = context.createMediaStreamSource(stream);
   const processor = context.createScriptProcessor(4096, 1, 1);
   const chunks = [];
-  processor.onaudioprocess = (event) => chunks.push(new Float32Array(event.inputBuffer.getChannelData(0)));
+  let captured = 0;
+  processor.onaudioprocess = (event) => {
+    chunks.push(new Float32Array(event.inputBuffer.getChannelData(0)));
+    captured += event.inputBuffer.length;
+  };
   input.connect(processor);
   processor.connect(context.destination);
-  const started = Date.now();
-  const timer = setInterval(() => { $("add-seconds").textContent = Math.floor((Date.now() - started) / 1000); }, 250);
+  // The seconds captured, not the clock's: a busy device may capture less than the clock shows
+  // (3.5 s in 5 s, once), and the trim must fit the sample the server gets.
+  const timer = setInterval(() => { $("add-seconds").textContent = Math.floor(captured / context.sampleRate); }, 250);
   studio.recording = { stream, context, processor, chunks, timer };
   $("add-record").disabled = true; $("add-stop").disabled = false; $("add-recording").hidden = false;
 }
